@@ -1,0 +1,146 @@
+/// How the page's encoding was determined.
+public enum EncodingSource: String, Sendable {
+    /// A UTF-8 or UTF-16 byte order mark at the start of the page.
+    case byteOrderMark
+    /// The caller's label, typically the charset parameter of the HTTP Content-Type.
+    case transport
+    /// A declaration inside the page found by the prescan: a meta tag (or, failing that, an XML
+    /// declaration or a UTF-16 "<?x" prefix).
+    case metaDeclaration
+    /// The bytes are valid UTF-8 with non-ASCII characters, and nothing (trustworthy) said otherwise.
+    case utf8Detection
+    /// Nothing declared the encoding and the bytes are not UTF-8 with non-ASCII: windows-1252.
+    case defaultEncoding
+}
+
+/// The outcome of ``EncodingSniffer/sniff(_:transportLabel:)``.
+public struct SniffedEncoding: Sendable, Equatable {
+    /// The encoding to read the page with.
+    public let encoding: HTMLEncoding
+    /// Which step of the sniffing decided it.
+    public let source: EncodingSource
+    /// Length of the byte order mark that starts the page: 0, 2 or 3. The mark belongs to neither
+    /// the text nor its markup, so decoders skip it.
+    public let byteOrderMarkLength: Int
+    /// Set when a declaration was overridden because the bytes disagree with it (e.g. a page that says gb2312
+    /// but is valid UTF-8 with non-ASCII), or when a label is unknown. A human-readable sentence.
+    public let warning: String?
+
+    /// Creates a result, e.g. for an encoding the caller already knows.
+    public init(encoding: HTMLEncoding, source: EncodingSource, byteOrderMarkLength: Int = 0, warning: String? = nil) {
+        self.encoding = encoding
+        self.source = source
+        self.byteOrderMarkLength = byteOrderMarkLength
+        self.warning = warning
+    }
+}
+
+/// Determines a page's encoding the way browsers do (the HTML Standard's "encoding sniffing
+/// algorithm"), with one deliberate departure for declarations the bytes contradict.
+public enum EncodingSniffer {
+    /// Browsers' order: BOM; then the caller's encoding (e.g. the HTTP Content-Type charset label); then a
+    /// `<meta charset>`/`<meta http-equiv=Content-Type content="...charset=...">` found by the HTML
+    /// Standard's "prescan a byte stream to determine its encoding" (first 1024 bytes, UTF-16
+    /// declarations → UTF-8, x-user-defined → windows-1252); then UTF-8 when the bytes are valid UTF-8
+    /// and contain non-ASCII; then windows-1252.
+    ///
+    /// Lying declarations: a declared (transport or meta) encoding other than UTF-8 is replaced by
+    /// UTF-8, with source ``EncodingSource/utf8Detection`` and a warning, when the whole page is valid
+    /// UTF-8 containing multi-byte sequences and reading it in the declared encoding would be odd:
+    ///
+    /// - For single-byte encodings (and UTF-16, ISO-2022-JP, x-user-defined, replacement) one
+    ///   multi-byte sequence is enough: legacy Latin text is valid UTF-8 only if every accented
+    ///   letter is followed by exactly the right symbol bytes ("Ã©"), which real text never does for
+    ///   a whole page.
+    /// - For the CJK multi-byte encodings a three- or four-byte sequence (U+0800 and up) is required.
+    ///   Their two-byte characters fall into UTF-8's two-byte pattern often enough (GBK "某" is C4 B3)
+    ///   that a short legacy page can be valid UTF-8 by accident, while CJK text written in UTF-8 is
+    ///   made of three-byte sequences. A UTF-8 page with only Latin/Cyrillic non-ASCII text that is
+    ///   mislabelled as a CJK encoding is therefore left as declared.
+    ///
+    /// Also, a transport label of UTF-16 is ignored (with a warning) when there is no BOM and no 0x00
+    /// byte in the first 1024 bytes: UTF-16 markup is half zero bytes. Never crashes on any input.
+    public static func sniff(_ bytes: UnsafeBufferPointer<UInt8>, transportLabel: String?) -> SniffedEncoding {
+        if let (encoding, length) = byteOrderMark(bytes) {
+            return SniffedEncoding(encoding: encoding, source: .byteOrderMark, byteOrderMarkLength: length)
+        }
+        var warnings: [String] = []
+        if let label = transportLabel.map(cleanedTransportLabel), !label.isEmpty {
+            if let encoding = HTMLEncoding(label: label) {
+                if encoding.isUTF16, !containsZeroByte(bytes, limit: MetaCharsetPrescan.byteLimit) {
+                    warnings.append("The transport declares \(label), but the page has no byte order mark "
+                        + "and no zero bytes, so it cannot be UTF-16; the declaration was ignored.")
+                } else {
+                    return checkedDeclaration(encoding, label: label, source: .transport, bytes: bytes, warnings: warnings)
+                }
+            } else {
+                warnings.append("The transport declares the unknown encoding label \"\(label)\"; it was ignored.")
+            }
+        }
+        let prescan = MetaCharsetPrescan.scan(bytes)
+        for label in prescan.unknownLabels {
+            warnings.append("The page declares the unknown encoding label \"\(label)\"; it was ignored.")
+        }
+        if let encoding = prescan.encoding {
+            return checkedDeclaration(encoding, label: prescan.label ?? encoding.name, source: .metaDeclaration, bytes: bytes,
+                                      warnings: warnings)
+        }
+        let summary = UTF8Validation.scan(bytes)
+        if summary.firstInvalidOffset == nil, summary.hasMultiByteSequence {
+            return SniffedEncoding(encoding: .utf8, source: .utf8Detection, warning: joined(warnings))
+        }
+        return SniffedEncoding(encoding: .windows1252, source: .defaultEncoding, warning: joined(warnings))
+    }
+
+    /// The encoding and length of a byte order mark at the start of `bytes`.
+    public static func byteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> (encoding: HTMLEncoding, length: Int)? {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { return (.utf8, 3) }
+        if bytes.count >= 2, bytes[0] == 0xFE, bytes[1] == 0xFF { return (.utf16BE, 2) }
+        if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xFE { return (.utf16LE, 2) }
+        return nil
+    }
+
+    private static func checkedDeclaration(_ encoding: HTMLEncoding, label: String, source: EncodingSource,
+                                           bytes: UnsafeBufferPointer<UInt8>, warnings: [String]) -> SniffedEncoding {
+        guard encoding != .utf8 else {
+            return SniffedEncoding(encoding: encoding, source: source, warning: joined(warnings))
+        }
+        let summary = UTF8Validation.scan(bytes)
+        let contradicted = summary.firstInvalidOffset == nil
+            && (encoding.isCJKMultiByte ? summary.longSequences > 0 : summary.hasMultiByteSequence)
+        guard contradicted else {
+            return SniffedEncoding(encoding: encoding, source: source, warning: joined(warnings))
+        }
+        let place = source == .transport ? "The transport declares" : "The page declares"
+        let described = label.caseInsensitiveEquals(encoding.name) ? encoding.name : "\(label) (\(encoding.name))"
+        let warning = "\(place) \(described), but its bytes are valid UTF-8 with multi-byte characters; "
+            + "it was read as UTF-8."
+        return SniffedEncoding(encoding: .utf8, source: .utf8Detection, warning: joined(warnings + [warning]))
+    }
+
+    /// Strips what a Content-Type parameter value may still carry around the label: quotes.
+    private static func cleanedTransportLabel(_ label: String) -> String {
+        var scalars = Substring(label).unicodeScalars[...]
+        while let first = scalars.first, first == "\"" || first == "'" || first == " " || first == "\t" {
+            scalars.removeFirst()
+        }
+        while let last = scalars.last, last == "\"" || last == "'" || last == " " || last == "\t" {
+            scalars.removeLast()
+        }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
+    private static func containsZeroByte(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
+        bytes.prefix(limit).contains(0)
+    }
+
+    private static func joined(_ warnings: [String]) -> String? {
+        warnings.isEmpty ? nil : warnings.joined(separator: " ")
+    }
+}
+
+extension String {
+    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
+        HTMLEncoding.normalizedLabel(self) == HTMLEncoding.normalizedLabel(other)
+    }
+}

@@ -1,0 +1,200 @@
+/// A URL found in CSS: where its text is and what it says once CSS escapes are undone.
+struct CSSURLToken: Equatable, Sendable {
+    /// Scalar range of the URL's characters (inside the quotes, or the unquoted run).
+    let range: Range<Int>
+    /// The URL with CSS escapes decoded.
+    let value: String
+    /// True for the URL of an `@import`: a stylesheet, never an image.
+    var isImport = false
+}
+
+/// Finds the image URLs of a piece of CSS: `url(...)` and the strings or `url()`s inside
+/// `image-set(...)` / `-webkit-image-set(...)`. Skips comments, other strings and `@import`
+/// (a stylesheet, never an image), the way the CSS tokenizer sees them.
+enum CSSURLScanner {
+    private static func isWhitespace(_ s: Unicode.Scalar) -> Bool {
+        s == " " || s == "\t" || s == "\n" || s == "\u{0C}" || s == "\r"
+    }
+
+    private static func isNameCharacter(_ s: Unicode.Scalar) -> Bool {
+        (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "-" || s == "_" || s.value >= 0x80
+    }
+
+    private static func isHexDigit(_ s: Unicode.Scalar) -> Bool {
+        (s >= "0" && s <= "9") || (s >= "a" && s <= "f") || (s >= "A" && s <= "F")
+    }
+
+    static func scan(_ text: [Unicode.Scalar]) -> [CSSURLToken] {
+        var tokens: [CSSURLToken] = []
+        var i = 0
+        let n = text.count
+        // Depth of open parentheses and the depths at which an image-set() was opened.
+        var depth = 0
+        var imageSetDepths: [Int] = []
+        var skipUntilSemicolon = false
+        while i < n {
+            let c = text[i]
+            if c == "/", i + 1 < n, text[i + 1] == "*" {
+                i += 2
+                while i + 1 < n, !(text[i] == "*" && text[i + 1] == "/") { i += 1 }
+                i = min(n, i + 2)
+                continue
+            }
+            if c == "\"" || c == "'" {
+                let (range, value, next) = readString(text, from: i)
+                if skipUntilSemicolon {
+                    tokens.append(CSSURLToken(range: range, value: value, isImport: true))
+                } else if let last = imageSetDepths.last, last == depth {
+                    tokens.append(CSSURLToken(range: range, value: value))
+                }
+                i = next
+                continue
+            }
+            if c == "\\" {
+                i = min(n, i + 2)
+                continue
+            }
+            if c == "@" {
+                let nameStart = i + 1
+                var j = nameStart
+                while j < n, isNameCharacter(text[j]) { j += 1 }
+                if String(String.UnicodeScalarView(text[nameStart..<j])).lowercased() == "import" {
+                    skipUntilSemicolon = true
+                }
+                i = j
+                continue
+            }
+            if c == ";" || c == "{" || c == "}" {
+                skipUntilSemicolon = false
+                i += 1
+                continue
+            }
+            if c == "(" {
+                depth += 1
+                i += 1
+                continue
+            }
+            if c == ")" {
+                if let last = imageSetDepths.last, last == depth { imageSetDepths.removeLast() }
+                depth = max(0, depth - 1)
+                i += 1
+                continue
+            }
+            if isNameCharacter(c) {
+                let nameStart = i
+                var j = i
+                while j < n, isNameCharacter(text[j]) { j += 1 }
+                guard j < n, text[j] == "(" else {
+                    i = j
+                    continue
+                }
+                let name = String(String.UnicodeScalarView(text[nameStart..<j])).lowercased()
+                if name == "url" {
+                    let (token, next) = readURLFunction(text, from: j + 1)
+                    if var token {
+                        token.isImport = skipUntilSemicolon
+                        tokens.append(token)
+                    }
+                    i = next
+                    continue
+                }
+                depth += 1
+                if name == "image-set" || name == "-webkit-image-set" {
+                    imageSetDepths.append(depth)
+                }
+                i = j + 1
+                continue
+            }
+            i += 1
+        }
+        return tokens
+    }
+
+    /// Reads a quoted string starting at its quote; returns its content range, decoded value and the next index.
+    private static func readString(_ text: [Unicode.Scalar], from start: Int) -> (Range<Int>, String, Int) {
+        let quote = text[start]
+        var i = start + 1
+        var value = String.UnicodeScalarView()
+        let n = text.count
+        while i < n {
+            let c = text[i]
+            if c == quote {
+                return (start + 1..<i, String(value), i + 1)
+            }
+            if c == "\n" {
+                // An unescaped newline ends a string as a bad string.
+                return (start + 1..<i, String(value), i)
+            }
+            if c == "\\" {
+                if i + 1 < n, text[i + 1] == "\n" {
+                    i += 2
+                    continue
+                }
+                let (scalar, next) = readEscape(text, from: i + 1)
+                if let scalar { value.append(scalar) }
+                i = next
+                continue
+            }
+            value.append(c)
+            i += 1
+        }
+        return (start + 1..<n, String(value), n)
+    }
+
+    /// Reads the argument of `url(`: a quoted string or an unquoted URL token, up to `)`.
+    private static func readURLFunction(_ text: [Unicode.Scalar], from start: Int) -> (CSSURLToken?, Int) {
+        let n = text.count
+        var i = start
+        while i < n, isWhitespace(text[i]) { i += 1 }
+        guard i < n else { return (nil, n) }
+        if text[i] == "\"" || text[i] == "'" {
+            let (range, value, next) = readString(text, from: i)
+            var j = next
+            while j < n, text[j] != ")" { j += 1 }
+            return (CSSURLToken(range: range, value: value), min(n, j + 1))
+        }
+        let tokenStart = i
+        var value = String.UnicodeScalarView()
+        while i < n {
+            let c = text[i]
+            if c == ")" || isWhitespace(c) { break }
+            if c == "\"" || c == "'" || c == "(" {
+                // A bad URL token: browsers load nothing; skip to the closing parenthesis.
+                while i < n, text[i] != ")" { i += 1 }
+                return (nil, min(n, i + 1))
+            }
+            if c == "\\" {
+                let (scalar, next) = readEscape(text, from: i + 1)
+                if let scalar { value.append(scalar) }
+                i = next
+                continue
+            }
+            value.append(c)
+            i += 1
+        }
+        let tokenEnd = i
+        while i < n, isWhitespace(text[i]) { i += 1 }
+        guard i >= n || text[i] == ")" else {
+            while i < n, text[i] != ")" { i += 1 }
+            return (nil, min(n, i + 1))
+        }
+        guard tokenEnd > tokenStart else { return (nil, min(n, i + 1)) }
+        return (CSSURLToken(range: tokenStart..<tokenEnd, value: String(value)), min(n, i + 1))
+    }
+
+    /// Reads a CSS escape after its backslash: up to six hex digits and one whitespace, or one character.
+    private static func readEscape(_ text: [Unicode.Scalar], from start: Int) -> (Unicode.Scalar?, Int) {
+        let n = text.count
+        guard start < n else { return ("\u{FFFD}", n) }
+        guard isHexDigit(text[start]) else { return (text[start], start + 1) }
+        var i = start
+        var code: UInt32 = 0
+        while i < n, i - start < 6, isHexDigit(text[i]) {
+            code = code * 16 + UInt32(Character(text[i]).hexDigitValue ?? 0)
+            i += 1
+        }
+        if i < n, isWhitespace(text[i]) { i += 1 }
+        let scalar = (code == 0 || code > 0x10FFFF || (0xD800...0xDFFF).contains(code)) ? "\u{FFFD}" : Unicode.Scalar(code)
+        return (scalar, i)
+    }
+}

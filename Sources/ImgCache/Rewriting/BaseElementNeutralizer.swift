@@ -1,0 +1,33 @@
+/// Makes a page's `<base href>` stop redirecting relative URLs, as `wget -k` does, once images
+/// have been rewritten to paths relative to the page; and keeps every other relative URL
+/// pointing where it pointed by making it absolute against the original base.
+///
+/// Without this, a browser would resolve `images/….png` against the remote base and miss the
+/// local files. This is the only change outside image URLs the rewriter makes.
+struct BaseElementNeutralizer {
+    let collector: ReferenceCollector
+    let originalBase: WebURL
+    let queryEncoding: (@Sendable (String) -> [UInt8])?
+
+    func edits(baseHref: URLSlot, skipping rewritten: [Range<Int>]) -> [ByteEdit] {
+        // An empty href makes the base the document's own URL, so `#top` still means this page.
+        let emptied: [UInt8] = baseHref.context == .attribute(quote: nil) ? Array("\"\"".utf8) : []
+        var edits = [ByteEdit(range: baseHref.range, replacement: emptied)]
+        let rewrittenStarts = Set(rewritten.map(\.lowerBound))
+
+        var slots = collector.urlSlots.filter { !rewrittenStarts.contains($0.range.lowerBound) && !$0.text.isEmpty }
+        let imageRanges = collector.urlSlots.map(\.range)
+        for (tag, name) in zip(collector.linkTags, collector.linkTagNames) where name != "base" {
+            for slot in collector.urlAttributeSlots(of: tag, element: name) {
+                // Values that hold image URLs were already taken care of above.
+                let holdsImageURL = imageRanges.contains { $0.lowerBound >= slot.range.lowerBound && $0.upperBound <= slot.range.upperBound }
+                if !holdsImageURL { slots.append(slot) }
+            }
+        }
+        for slot in slots where WebURL(slot.text) == nil {
+            guard let absolute = WebURL(slot.text, relativeTo: originalBase, queryEncoding: queryEncoding) else { continue }
+            edits.append(ByteEdit(range: slot.range, replacement: ReplacementEscaper.escape(absolute.serialized, for: slot.context)))
+        }
+        return edits
+    }
+}

@@ -1,0 +1,16 @@
+/// The outcome of rewriting (or listing) one page.
+public struct RewriteResult: Sendable {
+    /// The page's bytes with image URLs replaced; identical to the input where nothing was rewritten.
+    public let bytes: [UInt8]
+    /// Every image reference found, in document order.
+    public let references: [ImageReference]
+    /// The encoding the page was read in.
+    public let encoding: HTMLEncoding
+    /// How that encoding was determined.
+    public let encodingSource: EncodingSource
+    /// Things a person should know: unresolvable relative URLs, a lying charset, a neutralised `<base>`.
+    public let warnings: [String]
+
+    /// The references that were rewritten.
+    public var rewrittenReferences: [ImageReference] { references.filter(\.rewritten) }
+}

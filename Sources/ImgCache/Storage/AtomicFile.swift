@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An error writing or reading a file, naming the file and what went wrong.
+public struct FileError: Error, CustomStringConvertible, Sendable {
+    /// The file's path.
+    public let path: String
+    /// What went wrong, in words.
+    public let reason: String
+
+    /// A human-readable sentence.
+    public var description: String { "\(path): \(reason)" }
+
+    init(path: String, errno code: Int32) {
+        self.path = path
+        self.reason = String(cString: strerror(code))
+    }
+
+    init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// Writes whole files or nothing: the bytes go to a temporary file in the same folder, which
+/// is then renamed over the destination. A reader, or a later run after a crash, sees either
+/// the old file or the complete new one, never a partial one.
+public enum AtomicFile {
+    /// Writes `bytes` to `path` atomically, creating the parent folder if needed.
+    /// - Throws: `FileError` naming the path when the folder cannot be created or the write fails.
+    public static func write(_ bytes: some Collection<UInt8>, to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw FileError(path: directory, reason: "cannot create folder (\(error.localizedDescription))")
+            }
+        }
+        let name = (path as NSString).lastPathComponent
+        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError(path: path, errno: errno) }
+        var failure: Int32 = 0
+        let contiguous = Array(bytes)
+        contiguous.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == 0, fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == 0, rename(temporary, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw FileError(path: path, errno: failure)
+        }
+    }
+
+    /// Reads a whole file.
+    /// - Throws: `FileError` naming the path when it cannot be read (missing, a folder, no permission).
+    public static func read(_ path: String) throws -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw FileError(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw FileError(path: path, reason: "is a folder, not a file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError(path: path, reason: "cannot be read (permission denied?)")
+        }
+        return [UInt8](data)
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import ImgCache
+
+/// Options shared by every command that reads pages.
+struct PageOptions: ParsableArguments {
+    @Option(name: .customLong("base-url"), help: "The URL the page is served from; relative image URLs resolve against it.")
+    var baseURL: String?
+
+    @Option(help: "Comma-separated image extensions to localise.")
+    var extensions: String = LocalImageNaming.defaultExtensions.sorted().joined(separator: ",")
+
+    @Option(name: .customLong("lazy-attributes"), help: "Comma-separated lazy-loading attributes holding image URLs.")
+    var lazyAttributes: String = RewriteOptions.defaultLazyAttributes.joined(separator: ",")
+
+    @Option(help: "The page's encoding, as an HTTP charset would give it (e.g. gbk, shift_jis).")
+    var charset: String?
+
+    @Flag(name: .customLong("fan-out"), help: "Store images in two-hex-digit subfolders of the cache folder.")
+    var fanOut = false
+
+    func validate() throws {
+        if let baseURL, WebURL(baseURL) == nil {
+            throw ValidationError("--base-url '\(baseURL)' is not an absolute URL.")
+        }
+        if parsedExtensions.isEmpty {
+            throw ValidationError("--extensions needs at least one extension, such as jpg,png.")
+        }
+        if let charset, HTMLEncoding(label: charset) == nil {
+            throw ValidationError("--charset '\(charset)' is not an encoding label browsers know.")
+        }
+    }
+
+    var parsedExtensions: Set<String> {
+        Set(extensions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
+
+    var pageURL: WebURL? { baseURL.flatMap { WebURL($0) } }
+
+    func rewriteOptions(referenceStyle: LocalReferenceStyle) -> RewriteOptions {
+        RewriteOptions(
+            naming: LocalImageNaming(extensions: parsedExtensions, fanOut: fanOut),
+            referenceStyle: referenceStyle,
+            lazyAttributes: lazyAttributes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+            transportEncodingLabel: charset
+        )
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import ImgCache
+
+@Suite("imgcache rewrite / list")
+struct CLITests {
+    @Test("rewrite writes the page into --out with paths into --cache-dir, relative to the page")
+    func rewriteToFolder() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<p><img src=\"a.png\" alt=x></p>")
+        let outcome = try CommandRunner.run(["rewrite", "page.html", "--base-url", "https://example.com/", "--out", "Web", "--cache-dir", "Cache/images"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let written = try String(contentsOfFile: folder.path("Web/page.html"), encoding: .utf8)
+        #expect(written == "<p><img src=\"\(localPath("https://example.com/a.png", folder: "../Cache/images"))\" alt=x></p>")
+    }
+
+    @Test("--output - prints the page; --url-prefix replaces the folder")
+    func rewriteToStdout() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src='/a.gif'>")
+        let outcome = try CommandRunner.run(["rewrite", "page.html", "--base-url", "https://example.com/x/", "--output", "-", "--url-prefix", "imgcache://"], in: folder.url)
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.text == "<img src='imgcache://\(LocalImageNaming().localName(for: WebURL("https://example.com/a.gif")!)!)'>")
+    }
+
+    @Test("without --base-url relative URLs are kept and a warning names the page")
+    func noBaseURL() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        let outcome = try CommandRunner.run(["rewrite", "page.html", "--output", "-"], in: folder.url)
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.text == "<img src=a.png>")
+        #expect(outcome.stderr.contains("page.html") && outcome.stderr.contains("relative"))
+    }
+
+    @Test("a missing page is an error that names it; other pages are still written")
+    func missingPage() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("good.html", "<img src=https://e.example/a.png>")
+        let outcome = try CommandRunner.run(["rewrite", "missing.html", "good.html", "--out", "out"], in: folder.url)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("missing.html") && outcome.stderr.contains("no such file"))
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/good.html")))
+    }
+
+    @Test("an unwritable output fails with a non-zero exit and leaves no partial or temporary file")
+    func unwritableOutput() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=https://e.example/a.png>")
+        try folder.write("blocker", "a file where a folder should be")
+        let outcome = try CommandRunner.run(["rewrite", "page.html", "--out", "blocker/sub"], in: folder.url)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("blocker"))
+        #expect(folder.allFiles() == ["blocker", "page.html"])
+    }
+
+    @Test("usage errors exit with 64 and say what is wrong")
+    func usageErrors() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        let badURL = try CommandRunner.run(["rewrite", "page.html", "--out", "o", "--base-url", "not a url"], in: folder.url)
+        #expect(badURL.status == 64)
+        #expect(badURL.stderr.contains("--base-url"))
+        let noDestination = try CommandRunner.run(["rewrite", "page.html"], in: folder.url)
+        #expect(noDestination.status == 64)
+        #expect(noDestination.stderr.contains("--out"))
+    }
+
+    @Test("list --json prints kind, original, url, localName and rewritten for every reference")
+    func listJSON() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png srcset=\"b.png 2x\"><div style=\"background:url(c.webp)\"></div>")
+        let outcome = try CommandRunner.run(["list", "page.html", "--base-url", "https://example.com/", "--json"], in: folder.url)
+        #expect(outcome.status == 0)
+        let objects = try JSONSerialization.jsonObject(with: Data(outcome.stdout)) as? [[String: Any]] ?? []
+        #expect(objects.map { $0["kind"] as? String } == ["img-src", "img-srcset", "style-attribute"])
+        #expect(objects.map { $0["original"] as? String } == ["a.png", "b.png", "c.webp"])
+        #expect(objects.map { $0["url"] as? String } == ["https://example.com/a.png", "https://example.com/b.png", "https://example.com/c.webp"])
+        #expect(objects.map { $0["rewritten"] as? Bool } == [true, true, false])
+        #expect(objects[0]["localName"] as? String == LocalImageNaming().localName(for: WebURL("https://example.com/a.png")!))
+    }
+
+    @Test("list prints one line per reference")
+    func listLines() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png><img src=b.png>")
+        let outcome = try CommandRunner.run(["list", "page.html", "--base-url", "https://example.com/"], in: folder.url)
+        #expect(outcome.status == 0)
+        let lines = outcome.stdout.text.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("img-src\trewrite\ta.png\thttps://example.com/a.png\t"))
+    }
+}
