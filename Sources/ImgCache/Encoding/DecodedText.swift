@@ -8,7 +8,11 @@ public struct DecodedText: Sendable {
     ///
     /// Offsets never decrease. They repeat only where one raw unit yields several scalars: a named
     /// reference such as "&NotEqualTilde;" or a Big5 byte pair that decodes to two scalars.
-    public let rawOffsets: [Int]
+    public var rawOffsets: [Int] { isPlainASCII ? Array(0...scalars.count) : storedOffsets }
+    // Empty for plain ASCII, where scalar i is byte i: most attribute values, spared an array.
+    private let storedOffsets: [Int]
+    /// True when every scalar is the ASCII byte at the same offset: the raw bytes are the text.
+    public let isPlainASCII: Bool
 
     /// The decoded text as a String.
     public var string: String {
@@ -23,6 +27,8 @@ public struct DecodedText: Sendable {
     public func rawRange(of scalarRange: Range<Int>) -> Range<Int> {
         let lower = min(max(scalarRange.lowerBound, 0), scalars.count)
         var upper = min(max(scalarRange.upperBound, lower), scalars.count)
+        if isPlainASCII { return lower..<upper }
+        let rawOffsets = storedOffsets
         if upper > lower {
             while upper < scalars.count, rawOffsets[upper] == rawOffsets[upper - 1] { upper += 1 }
         }
@@ -40,13 +46,13 @@ public struct DecodedText: Sendable {
     /// first (``TextCodec/transcodeToUTF8Exactly(_:from:)``).
     public static func decode(_ raw: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, characterReferences: Bool) -> DecodedText {
         if encoding.isASCIICompatible, isPlainASCII(raw, ampersandMatters: characterReferences) {
-            return DecodedText(scalars: raw.map { Unicode.Scalar($0) }, rawOffsets: Array(0...raw.count))
+            return DecodedText(scalars: raw.map { Unicode.Scalar($0) }, storedOffsets: [], isPlainASCII: true)
         }
         var (scalars, offsets) = decodeScalars(raw, encoding: encoding)
         if characterReferences, scalars.contains("&") {
             (scalars, offsets) = CharacterReferences.resolveInAttributeValue(scalars: scalars, offsets: offsets)
         }
-        return DecodedText(scalars: scalars, rawOffsets: offsets)
+        return DecodedText(scalars: scalars, storedOffsets: offsets, isPlainASCII: false)
     }
 
     /// True when every byte is ASCII and (if references are being decoded) none is "&": then every

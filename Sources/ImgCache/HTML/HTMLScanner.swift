@@ -26,7 +26,24 @@ final class HTMLScanner {
     private var pendingSearchStart = 0
     private var pendingName = ""
     private var located: StartTag?
-    private var stack: [String] = []
+    /// Open elements, as name ids.
+    private var stack: [Int] = []
+    // libxml2 interns names in its dictionary, so a pointer stands for a name: per-element work
+    // is then a pointer lookup instead of building and hashing a String.
+    private var elementNameIDs: [UnsafeRawPointer: Int] = [:]
+    private var elementNames: [String] = []
+    private var elementFlags: [ElementFlags] = []
+    private var attributeNameIDs: [UnsafeRawPointer: Int] = [:]
+    private var attributeNames: [String] = []
+    private var currentAttributeIDs: [Int] = []
+
+    private struct ElementFlags {
+        var isSVG = false
+        var isInert = false
+        var isRawText = false
+        var isStyle = false
+        var isPlaintext = false
+    }
     private var svgDepth = 0
     private var inertDepth = 0
     private var afterPlaintext = false
@@ -90,9 +107,45 @@ final class HTMLScanner {
         return Int(xmlByteConsumed(context))
     }
 
-    private func started(_ cName: UnsafePointer<xmlChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    /// The name of an attribute id given in `ElementStart.attributeNameIDs`.
+    func attributeName(_ id: Int) -> String { attributeNames[id] }
+
+    private func elementID(_ cName: UnsafePointer<xmlChar>) -> Int {
+        if let id = elementNameIDs[UnsafeRawPointer(cName)] { return id }
         let name = String(cString: cName)
+        let id = elementNames.firstIndex(of: name) ?? elementNames.count
+        if id == elementNames.count {
+            elementNames.append(name)
+            elementFlags.append(ElementFlags(
+                isSVG: name == "svg", isInert: Self.inertElements.contains(name), isRawText: Self.rawTextElements.contains(name),
+                isStyle: name == "style", isPlaintext: name == "plaintext"))
+        }
+        elementNameIDs[UnsafeRawPointer(cName)] = id
+        return id
+    }
+
+    private func attributeID(_ cName: UnsafePointer<xmlChar>) -> Int {
+        if let id = attributeNameIDs[UnsafeRawPointer(cName)] { return id }
+        let name = String(cString: cName)
+        let id = attributeNames.firstIndex(of: name) ?? attributeNames.count
+        if id == attributeNames.count { attributeNames.append(name) }
+        attributeNameIDs[UnsafeRawPointer(cName)] = id
+        return id
+    }
+
+    private func started(_ cName: UnsafePointer<xmlChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        let id = elementID(cName)
+        let name = elementNames[id]
+        let flags = elementFlags[id]
         let end = consumed
+        currentAttributeIDs.removeAll(keepingCapacity: true)
+        if let attributes {
+            var i = 0
+            while let attributeName = attributes[i] {
+                currentAttributeIDs.append(attributeID(attributeName))
+                i += 2
+            }
+        }
         pendingEnd = end
         pendingSearchStart = cursor
         pendingName = name
@@ -101,10 +154,11 @@ final class HTMLScanner {
         let inert = inertDepth > 0 || afterPlaintext
         let element = ElementStart(
             name: name,
-            parentName: stack.last,
+            nameID: id,
+            parentName: stack.last.map { elementNames[$0] },
             inSVG: svgDepth > 0,
             isInert: inert,
-            attributes: LibXMLAttributes(attributes)
+            attributeNameIDs: currentAttributeIDs[...]
         )
         handler.elementStarted(element, scanner: self)
 
@@ -120,31 +174,31 @@ final class HTMLScanner {
             }
         }
 
-        if name == "style", let tag = located ?? locate() {
+        if flags.isStyle, let tag = located ?? locate() {
             let contentStart = tag.end + 1
             let contentEnd = rawTextEnd(named: "style", from: contentStart)
             handler.styleText(contentStart..<contentEnd, isInert: inert)
             cursor = max(cursor, contentEnd)
         }
 
-        stack.append(name)
-        if name == "svg" { svgDepth += 1 }
-        if Self.inertElements.contains(name) { inertDepth += 1 }
-        if name == "plaintext" { afterPlaintext = true }
+        stack.append(id)
+        if flags.isSVG { svgDepth += 1 }
+        if flags.isInert { inertDepth += 1 }
+        if flags.isPlaintext { afterPlaintext = true }
     }
 
     private func ended(_ cName: UnsafePointer<xmlChar>) {
-        let name = String(cString: cName)
+        let id = elementID(cName)
         // A raw-text element always ends at an explicit end tag (or the end of input), and what
         // it contained may look like tags: skip past it.
-        if Self.rawTextElements.contains(name) {
+        if elementFlags[id].isRawText {
             let end = consumed
             if end >= 0 { cursor = max(cursor, min(end, page.count)) }
         }
-        guard let index = stack.lastIndex(of: name) else { return }
+        guard let index = stack.lastIndex(of: id) else { return }
         for popped in stack[index...] {
-            if popped == "svg" { svgDepth -= 1 }
-            if Self.inertElements.contains(popped) { inertDepth -= 1 }
+            if elementFlags[popped].isSVG { svgDepth -= 1 }
+            if elementFlags[popped].isInert { inertDepth -= 1 }
         }
         stack.removeSubrange(index...)
     }
@@ -154,14 +208,25 @@ final class HTMLScanner {
         if end >= 0 { cursor = max(cursor, min(end, page.count)) }
     }
 
+    /// Where the element being reported may be found again later, without libxml2.
+    var pendingTag: PendingTag {
+        PendingTag(name: pendingName, searchStart: pendingSearchStart, end: pendingEnd)
+    }
+
     /// Finds the raw start tag of the element being reported: the first `<name` after the
     /// previous tag whose lexed end is the `>` libxml2 stopped at.
     func locate() -> StartTag? {
         if let located { return located }
-        let end = pendingEnd
+        located = locate(pendingTag)
+        return located
+    }
+
+    /// Finds a tag recorded earlier with `pendingTag`; works after `run()` has returned.
+    func locate(_ pending: PendingTag) -> StartTag? {
+        let end = pending.end
         guard end >= 0, end < page.count else { return nil }
-        let nameBytes = Array(pendingName.utf8)
-        var p = pendingSearchStart
+        var p = pending.searchStart
+        let nameBytes = pending.name.utf8
         while p < end {
             guard page[p] == UInt8(ascii: "<") else {
                 p += 1
@@ -170,7 +235,6 @@ final class HTMLScanner {
             if matchesName(nameBytes, at: p + 1),
                let tag = StartTagLexer.lex(at: p, in: page, limit: end + 1),
                tag.end == end || (tag.end == end + 1 && page[end] == UInt8(ascii: "/")) {
-                located = tag
                 return tag
             }
             p += 1
@@ -178,7 +242,7 @@ final class HTMLScanner {
         return nil
     }
 
-    private func matchesName(_ name: [UInt8], at offset: Int) -> Bool {
+    private func matchesName(_ name: String.UTF8View, at offset: Int) -> Bool {
         guard offset + name.count < page.count else { return false }
         for (k, byte) in name.enumerated() {
             let c = page[offset + k]
@@ -193,7 +257,7 @@ final class HTMLScanner {
     /// Where a raw-text element's content ends: at `</name` followed by whitespace, `/` or `>`
     /// (case-insensitive), as the tokenizer's "appropriate end tag" rule says, or at the end.
     private func rawTextEnd(named name: String, from start: Int) -> Int {
-        let nameBytes = Array(name.utf8)
+        let nameBytes = name.utf8
         var p = start
         while p + 1 < page.count {
             if page[p] == UInt8(ascii: "<"), page[p + 1] == UInt8(ascii: "/"), matchesName(nameBytes, at: p + 2) {

@@ -19,3 +19,11 @@ struct StartTag: Sendable {
     /// Every attribute in source order, duplicates included (the first one wins, as in browsers).
     let attributes: [TagAttribute]
 }
+
+/// Enough to find a start tag again after the scan: its name, where the search for it starts,
+/// and the offset of its `>` that libxml2 reported.
+struct PendingTag: Sendable {
+    let name: String
+    let searchStart: Int
+    let end: Int
+}

@@ -59,30 +59,86 @@ public struct ImageReference: Sendable, Hashable, Codable {
     /// The absolute URL after resolution, when it could be resolved.
     public let url: String?
     /// The file name inside the cache directory, for an http(s) URL with an enabled extension.
-    public let localName: String?
-    /// What the page now says instead of `original`, when rewritten.
-    public let localPath: String?
+    public var localName: String? { name?.string }
+    private let name: LocalName?
+    /// The local name without spelling it out.
+    var localNameValue: LocalName? { name }
     /// Whether the page was changed for this reference.
     public let rewritten: Bool
     /// Why it was not rewritten.
     public let skipReason: SkipReason?
     /// Byte offsets of the URL's text in the input page.
     public let byteRange: Range<Int>
+    // Shared by all references of a page, so that a page with 100,000 images does not hold
+    // 100,000 copies of the folder name.
+    private let localPathPrefix: String?
 
-    /// Creates a reference; the rewriter is the usual source of these.
-    public init(
+    /// What the page now says instead of `original`, when rewritten.
+    public var localPath: String? {
+        guard rewritten, let name, let localPathPrefix else { return nil }
+        return localPathPrefix + name.string
+    }
+
+    init(
         kind: Kind, element: String, attribute: String?, original: String, url: String?,
-        localName: String?, localPath: String?, rewritten: Bool, skipReason: SkipReason?, byteRange: Range<Int>
+        name: LocalName?, localPathPrefix: String?, rewritten: Bool, skipReason: SkipReason?, byteRange: Range<Int>
     ) {
         self.kind = kind
         self.element = element
         self.attribute = attribute
         self.original = original
         self.url = url
-        self.localName = localName
-        self.localPath = localPath
+        self.name = name
+        self.localPathPrefix = localPathPrefix
         self.rewritten = rewritten
         self.skipReason = skipReason
         self.byteRange = byteRange
+    }
+
+    /// The same reference, reported as not rewritten.
+    var notRewritten: ImageReference {
+        ImageReference(kind: kind, element: element, attribute: attribute, original: original, url: url,
+                       name: name, localPathPrefix: localPathPrefix, rewritten: false,
+                       skipReason: skipReason, byteRange: byteRange)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, element, attribute, original, url, localName, localPath, rewritten, skipReason, byteRange
+    }
+
+    /// Encodes every field, `localPath` included.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(element, forKey: .element)
+        try container.encodeIfPresent(attribute, forKey: .attribute)
+        try container.encode(original, forKey: .original)
+        try container.encodeIfPresent(url, forKey: .url)
+        try container.encodeIfPresent(localName, forKey: .localName)
+        try container.encodeIfPresent(localPath, forKey: .localPath)
+        try container.encode(rewritten, forKey: .rewritten)
+        try container.encodeIfPresent(skipReason, forKey: .skipReason)
+        try container.encode(byteRange, forKey: .byteRange)
+    }
+
+    /// Decodes what `encode(to:)` wrote.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        element = try container.decode(String.self, forKey: .element)
+        attribute = try container.decodeIfPresent(String.self, forKey: .attribute)
+        original = try container.decode(String.self, forKey: .original)
+        url = try container.decodeIfPresent(String.self, forKey: .url)
+        let localName = try container.decodeIfPresent(String.self, forKey: .localName)
+        name = localName.flatMap(LocalName.init)
+        rewritten = try container.decode(Bool.self, forKey: .rewritten)
+        skipReason = try container.decodeIfPresent(SkipReason.self, forKey: .skipReason)
+        byteRange = try container.decode(Range<Int>.self, forKey: .byteRange)
+        let path = try container.decodeIfPresent(String.self, forKey: .localPath)
+        if let path, let localName, path.hasSuffix(localName) {
+            localPathPrefix = String(path.dropLast(localName.count))
+        } else {
+            localPathPrefix = nil
+        }
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Decides, element by element, which attribute values and CSS hold image URLs, and records
 /// where each URL's bytes are. Works for `HTMLScanner`, which tells it what libxml2 saw.
 final class ReferenceCollector: HTMLScanHandler {
@@ -8,15 +6,24 @@ final class ReferenceCollector: HTMLScanHandler {
     private let structure: UnsafeBufferPointer<UInt8>
     private let encoding: HTMLEncoding
     private let lazyAttributes: Set<String>
-    private let lazyAttributeBytes: [[UInt8]]
+    /// Per scanner name id: whether the element can hold image URLs, and what an attribute is.
+    private var elementIsImageElement: [Bool?] = []
+    private var attributeKinds: [AttributeKind?] = []
+
+    private struct AttributeKind {
+        /// `style` or a lazy-loading attribute: any element with one is worth lexing.
+        var holdsImages: Bool
+        /// A URL-valued attribute that a `<base>` affects.
+        var isURL: Bool
+    }
 
     /// Image URLs, and the `@import` URLs of CSS (with a nil kind), in document order.
     private(set) var urlSlots: [URLSlot] = []
     /// The first `<base>` with an `href`: its value's slot.
     private(set) var baseHref: URLSlot?
-    /// Elements with URL attributes, to make absolute if a `<base>` must be neutralised.
-    private(set) var linkTags: [StartTag] = []
-    private(set) var linkTagNames: [String] = []
+    /// Elements with URL attributes, to make absolute if a `<base>` must be neutralised; lexed
+    /// only then, since most pages have no `<base>`.
+    private(set) var linkTags: [PendingTag] = []
 
     private static let backgroundElements: Set<String> = ["body", "table", "thead", "tbody", "tfoot", "tr", "td", "th"]
     private static let imageElements = Set(["img", "image", "source", "input", "video", "link", "feimage", "base"])
@@ -26,36 +33,50 @@ final class ReferenceCollector: HTMLScanHandler {
         "href", "src", "action", "formaction", "poster", "data", "cite", "longdesc", "background",
         "srcset", "imagesrcset", "manifest", "xlink:href", "codebase",
     ]
-    private static let urlAttributeBytes: [[UInt8]] = urlAttributes.map { Array($0.utf8) }
-    private static let styleBytes = Array("style".utf8)
 
     init(page: UnsafeBufferPointer<UInt8>, structure: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, lazyAttributes: [String]) {
         self.page = page
         self.structure = structure
         self.encoding = encoding
         self.lazyAttributes = Set(lazyAttributes.map { $0.lowercased() })
-        self.lazyAttributeBytes = self.lazyAttributes.map { Array($0.utf8) }
     }
 
     // MARK: - Scanner events
 
     func elementStarted(_ element: ElementStart, scanner: HTMLScanner) {
-        let name = element.name
-        let isImageElement = Self.imageElements.contains(name)
-        let hasStyleOrLazy = element.attributes.containsName { candidate in
-            candidate.elementsEqual(Self.styleBytes) || lazyAttributeBytes.contains { candidate.elementsEqual($0) }
+        guard !element.attributeNameIDs.isEmpty else { return }
+        let isImageElement = imageElement(element)
+        var hasStyleOrLazy = false, hasURLAttribute = false
+        for id in element.attributeNameIDs {
+            let kind = attributeKind(id, scanner: scanner)
+            hasStyleOrLazy = hasStyleOrLazy || kind.holdsImages
+            hasURLAttribute = hasURLAttribute || kind.isURL
         }
-        let hasURLAttribute = element.attributes.containsName { candidate in
-            Self.urlAttributeBytes.contains { candidate.elementsEqual($0) }
-        }
-        guard isImageElement || hasStyleOrLazy || hasURLAttribute, !element.attributes.isEmpty,
-              let tag = scanner.locate() else { return }
-        if hasURLAttribute {
-            linkTags.append(tag)
-            linkTagNames.append(name)
-        }
-        guard isImageElement || hasStyleOrLazy else { return }
+        if hasURLAttribute { linkTags.append(scanner.pendingTag) }
+        guard isImageElement || hasStyleOrLazy, let tag = scanner.locate() else { return }
         collect(from: tag, element: element)
+    }
+
+    private func imageElement(_ element: ElementStart) -> Bool {
+        if element.nameID >= elementIsImageElement.count {
+            elementIsImageElement += Array(repeating: nil, count: element.nameID + 1 - elementIsImageElement.count)
+        }
+        if let known = elementIsImageElement[element.nameID] { return known }
+        let isImage = Self.imageElements.contains(element.name)
+        elementIsImageElement[element.nameID] = isImage
+        return isImage
+    }
+
+    private func attributeKind(_ id: Int, scanner: HTMLScanner) -> AttributeKind {
+        if id >= attributeKinds.count {
+            attributeKinds += Array(repeating: nil, count: id + 1 - attributeKinds.count)
+        }
+        if let known = attributeKinds[id] { return known }
+        let name = scanner.attributeName(id)
+        let kind = AttributeKind(holdsImages: name == "style" || lazyAttributes.contains(name),
+                                 isURL: Self.urlAttributes.contains(name))
+        attributeKinds[id] = kind
+        return kind
     }
 
     func styleText(_ range: Range<Int>, isInert: Bool) {
@@ -152,23 +173,48 @@ final class ReferenceCollector: HTMLScanHandler {
 
     /// The first attribute of each name, as browsers keep it, in source order.
     private func firstOccurrences(of tag: StartTag) -> [(name: String, attribute: TagAttribute)] {
-        var seen: Set<String> = []
         var result: [(name: String, attribute: TagAttribute)] = []
+        result.reserveCapacity(tag.attributes.count)
         for attribute in tag.attributes {
             let name = lowercasedName(attribute.nameRange)
-            if seen.insert(name).inserted { result.append((name, attribute)) }
+            // Tags have a handful of attributes: a linear search beats hashing.
+            if !result.contains(where: { $0.name == name }) { result.append((name, attribute)) }
         }
         return result
     }
 
     private func lowercasedName(_ range: Range<Int>) -> String {
-        String(decoding: structure[range].map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        let bytes = UnsafeBufferPointer(rebasing: structure[range])
+        if !bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(decoding: bytes.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private func attributeText(_ attribute: TagAttribute?) -> String {
         guard let range = attribute?.valueRange else { return "" }
-        return decode(range, characterReferences: true).string
-            .trimmingCharacters(in: .init(charactersIn: " \t\n\r\u{0C}"))
+        let text = decode(range, characterReferences: true)
+        let trimmed = trimmedRange(text.scalars, 0..<text.scalars.count)
+        return string(text, trimmed, rawStart: range.lowerBound)
+    }
+
+    /// The text of `scalarRange`; straight from the page's bytes when they are plain ASCII.
+    private func string(_ text: DecodedText, _ scalarRange: Range<Int>, rawStart: Int) -> String {
+        let raw = text.rawRange(of: scalarRange)
+        if raw.count == scalarRange.count, text.isPlainASCII {
+            return String(decoding: UnsafeBufferPointer(rebasing: page[(rawStart + raw.lowerBound)..<(rawStart + raw.upperBound)]), as: UTF8.self)
+        }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: text.scalars[scalarRange])
+        return String(view)
+    }
+
+    /// `range` without leading and trailing ASCII whitespace, which URL attributes may carry.
+    private func trimmedRange(_ scalars: [Unicode.Scalar], _ range: Range<Int>) -> Range<Int> {
+        var start = range.lowerBound, end = range.upperBound
+        while start < end, isASCIIWhitespace(scalars[start]) { start += 1 }
+        while end > start, isASCIIWhitespace(scalars[end - 1]) { end -= 1 }
+        return start..<end
     }
 
     private func decode(_ range: Range<Int>, characterReferences: Bool) -> DecodedText {
@@ -183,21 +229,21 @@ final class ReferenceCollector: HTMLScanHandler {
         let base = valueRange.lowerBound
         if srcset {
             return SrcsetParser.parse(text.scalars).map { candidate in
-                URLSlot(
-                    range: base + text.rawOffsets[candidate.urlRange.lowerBound]..<base + text.rawOffsets[candidate.urlRange.upperBound],
-                    text: String(String.UnicodeScalarView(text.scalars[candidate.urlRange])),
+                let raw = text.rawRange(of: candidate.urlRange)
+                return URLSlot(
+                    range: base + raw.lowerBound..<base + raw.upperBound,
+                    text: string(text, candidate.urlRange, rawStart: base),
                     context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
                     isValidCandidate: candidate.isValid, isInert: inert
                 )
             }
         }
         // URL attributes are "potentially surrounded by spaces": browsers strip ASCII whitespace.
-        var start = 0, end = text.scalars.count
-        while start < end, isASCIIWhitespace(text.scalars[start]) { start += 1 }
-        while end > start, isASCIIWhitespace(text.scalars[end - 1]) { end -= 1 }
+        let trimmed = trimmedRange(text.scalars, 0..<text.scalars.count)
+        let raw = text.rawRange(of: trimmed)
         return [URLSlot(
-            range: base + text.rawOffsets[start]..<base + text.rawOffsets[end],
-            text: String(String.UnicodeScalarView(text.scalars[start..<end])),
+            range: base + raw.lowerBound..<base + raw.upperBound,
+            text: string(text, trimmed, rawStart: base),
             context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
             isValidCandidate: true, isInert: inert
         )]
@@ -214,9 +260,10 @@ final class ReferenceCollector: HTMLScanHandler {
 
     private func slot(in text: DecodedText, rawStart: Int, token: CSSURLToken, context: SlotContext,
                       kind: ImageReference.Kind, element: String, attribute: String?, inert: Bool) -> URLSlot {
-        URLSlot(
-            range: rawStart + text.rawOffsets[token.range.lowerBound]..<rawStart + text.rawOffsets[token.range.upperBound],
-            text: token.value.trimmingCharacters(in: .init(charactersIn: " \t\n\r\u{0C}")),
+        let raw = text.rawRange(of: token.range)
+        return URLSlot(
+            range: rawStart + raw.lowerBound..<rawStart + raw.upperBound,
+            text: token.value,
             context: context, kind: token.isImport ? nil : kind, element: element, attribute: attribute,
             isValidCandidate: true, isInert: inert
         )

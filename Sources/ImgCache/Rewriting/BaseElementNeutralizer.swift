@@ -6,19 +6,21 @@
 /// local files. This is the only change outside image URLs the rewriter makes.
 struct BaseElementNeutralizer {
     let collector: ReferenceCollector
+    let scanner: HTMLScanner
     let originalBase: WebURL
     let queryEncoding: (@Sendable (String) -> [UInt8])?
 
-    func edits(baseHref: URLSlot, skipping rewritten: [Range<Int>]) -> [ByteEdit] {
+    func edits(baseHref: URLSlot, skipping rewrittenStarts: Set<Int>) -> [ByteEdit] {
         // An empty href makes the base the document's own URL, so `#top` still means this page.
-        let emptied: [UInt8] = baseHref.context == .attribute(quote: nil) ? Array("\"\"".utf8) : []
+        // In an unquoted value, emptying would make `href= target=x` mean href="target=x".
+        let emptied = baseHref.context == .attribute(quote: nil) ? Array("\"\"".utf8) : []
         var edits = [ByteEdit(range: baseHref.range, replacement: emptied)]
-        let rewrittenStarts = Set(rewritten.map(\.lowerBound))
 
         var slots = collector.urlSlots.filter { !rewrittenStarts.contains($0.range.lowerBound) && !$0.text.isEmpty }
         let imageRanges = collector.urlSlots.map(\.range)
-        for (tag, name) in zip(collector.linkTags, collector.linkTagNames) where name != "base" {
-            for slot in collector.urlAttributeSlots(of: tag, element: name) {
+        for pending in collector.linkTags where pending.name != "base" {
+            guard let tag = scanner.locate(pending) else { continue }
+            for slot in collector.urlAttributeSlots(of: tag, element: pending.name) {
                 // Values that hold image URLs were already taken care of above.
                 let holdsImageURL = imageRanges.contains { $0.lowerBound >= slot.range.lowerBound && $0.upperBound <= slot.range.upperBound }
                 if !holdsImageURL { slots.append(slot) }

@@ -49,11 +49,13 @@ public struct ImageRewriter: Sendable {
 
         var analysis = working.withUnsafeBufferPointer { analyse($0, encoding: workingEncoding, pageURL: pageURL) }
         warnings += analysis.warnings
-        guard splice, !analysis.edits.isEmpty else {
+        guard splice, analysis.rewrittenCount > 0 else {
             return RewriteResult(bytes: page, references: analysis.references, encoding: encoding,
                                  encodingSource: sniffed.source, warnings: warnings)
         }
-        var output = working.withUnsafeBufferPointer { ByteEdit.apply(analysis.edits, to: $0) }
+        var output = working.withUnsafeBufferPointer {
+            PageSplicer.splice($0, references: analysis.references, prefix: options.referenceStyle.prefix, edits: analysis.edits)
+        }
         analysis.edits = []
         if workingEncoding != encoding {
             guard let back = TextCodec.transcodeFromUTF8(output, to: encoding) else {
@@ -69,7 +71,9 @@ public struct ImageRewriter: Sendable {
 
     private struct Analysis {
         var references: [ImageReference] = []
+        /// Edits besides the rewritten references themselves (`<base>` handling).
         var edits: [ByteEdit] = []
+        var rewrittenCount = 0
         var warnings: [String] = []
     }
 
@@ -89,14 +93,26 @@ public struct ImageRewriter: Sendable {
         }
 
         var unresolvedRelative = 0
-        var rewrittenRanges: [Range<Int>] = []
+        var rewrittenStarts: Set<Int> = []
+        let prefix = options.referenceStyle.prefix
+        // Pages often repeat an image (a srcset and its fallback src, a sprite): resolve each text
+        // once. The dictionary points at the first reference that shows the text's resolution.
+        var resolved: [String: Int] = [:]
+        analysis.references.reserveCapacity(collector.urlSlots.count)
         for slot in collector.urlSlots {
             guard let kind = slot.kind else { continue }
-            let reference = decide(slot, kind: kind, resolver: resolver)
+            let resolution: Resolution
+            if let index = resolved[slot.text] {
+                resolution = Resolution(analysis.references[index])
+            } else {
+                resolution = resolve(slot.text, resolver: resolver)
+                if slot.isValidCandidate, !slot.isInert { resolved[slot.text] = analysis.references.count }
+            }
+            let reference = decide(slot, kind: kind, resolution: resolution, prefix: prefix)
             if reference.skipReason == .relativeWithoutBase { unresolvedRelative += 1 }
-            if reference.rewritten, let localPath = reference.localPath {
-                analysis.edits.append(ByteEdit(range: slot.range, replacement: ReplacementEscaper.escape(localPath, for: slot.context)))
-                rewrittenRanges.append(slot.range)
+            if reference.rewritten {
+                analysis.rewrittenCount += 1
+                if collector.baseHref != nil { rewrittenStarts.insert(slot.range.lowerBound) }
             }
             analysis.references.append(reference)
         }
@@ -104,41 +120,66 @@ public struct ImageRewriter: Sendable {
             analysis.warnings.append("\(unresolvedRelative) relative image URL\(unresolvedRelative == 1 ? " was" : "s were") left as they were: the page's URL is not known (give a base URL).")
         }
 
-        if let baseSlot = collector.baseHref, !rewrittenRanges.isEmpty, let originalBase = resolver.documentBase {
-            analysis.edits += BaseElementNeutralizer(collector: collector, originalBase: originalBase, queryEncoding: queryEncoding)
-                .edits(baseHref: baseSlot, skipping: rewrittenRanges)
+        if let baseSlot = collector.baseHref, analysis.rewrittenCount > 0, let originalBase = resolver.documentBase {
+            analysis.edits += BaseElementNeutralizer(collector: collector, scanner: scanner, originalBase: originalBase,
+                                                     queryEncoding: queryEncoding)
+                .edits(baseHref: baseSlot, skipping: rewrittenStarts)
             analysis.warnings.append("The page's <base href> was emptied so that local image paths resolve next to the page; other relative URLs were made absolute against \(originalBase).")
         }
         return analysis
     }
 
-    private func decide(_ slot: URLSlot, kind: ImageReference.Kind, resolver: URLResolver) -> ImageReference {
-        func reference(url: WebURL? = nil, localName: String? = nil, localPath: String? = nil,
-                       skip: ImageReference.SkipReason?) -> ImageReference {
-            ImageReference(kind: kind, element: slot.element, attribute: slot.attribute, original: slot.text,
-                           url: url?.serialized, localName: localName, localPath: localPath,
-                           rewritten: skip == nil, skipReason: skip, byteRange: slot.range)
-        }
-        guard !slot.text.isEmpty else { return reference(skip: .empty) }
-        let resolution = resolver.resolve(slot.text)
-        guard case .resolved(let url) = resolution else {
-            return reference(skip: resolution == .relativeWithoutBase ? .relativeWithoutBase : .invalidURL)
-        }
-        guard url.isHTTP else { return reference(url: url, skip: .notHTTP) }
-        guard let localName = options.naming.localName(for: url) else { return reference(url: url, skip: .unsupportedExtension) }
-        if !slot.isValidCandidate { return reference(url: url, localName: localName, skip: .invalidCandidate) }
-        if slot.isInert { return reference(url: url, localName: localName, skip: .inertMarkup) }
-        if let shouldRewrite = options.shouldRewrite, !shouldRewrite(url, localName) {
-            return reference(url: url, localName: localName, skip: .declined)
-        }
-        return reference(url: url, localName: localName, localPath: options.referenceStyle.reference(to: localName), skip: nil)
-    }
-}
+    /// What a URL text resolves to and the cache name it would get: the same for every slot with that text.
+    private struct Resolution {
+        var url: String?
+        var name: LocalName?
+        var skip: ImageReference.SkipReason?
 
-extension ImageReference {
-    /// The same reference, reported as not rewritten.
-    var notRewritten: ImageReference {
-        ImageReference(kind: kind, element: element, attribute: attribute, original: original, url: url,
-                       localName: localName, localPath: nil, rewritten: false, skipReason: skipReason, byteRange: byteRange)
+        init(url: String? = nil, name: LocalName? = nil, skip: ImageReference.SkipReason? = nil) {
+            self.url = url
+            self.name = name
+            self.skip = skip
+        }
+
+        /// The resolution a reference was made from (one that is not a dropped candidate or inert).
+        init(_ reference: ImageReference) {
+            self.init(url: reference.url, name: reference.localNameValue, skip: reference.skipReason)
+        }
+    }
+
+    private func resolve(_ text: String, resolver: URLResolver) -> Resolution {
+        guard !text.isEmpty else { return Resolution(skip: .empty) }
+        let serialized: String
+        switch resolver.resolve(text) {
+        case .resolvedHTTP(let http):
+            serialized = http
+        case .resolved(let url):
+            guard url.isHTTP else { return Resolution(url: url.serialized, skip: .notHTTP) }
+            serialized = url.serialized
+        case .relativeWithoutBase:
+            return Resolution(skip: .relativeWithoutBase)
+        case .invalid:
+            return Resolution(skip: .invalidURL)
+        }
+        guard let name = options.naming.name(forHTTPURL: serialized) else { return Resolution(url: serialized, skip: .unsupportedExtension) }
+        if let shouldRewrite = options.shouldRewrite, let url = WebURL(serialized), !shouldRewrite(url, name.string) {
+            return Resolution(url: serialized, name: name, skip: .declined)
+        }
+        return Resolution(url: serialized, name: name)
+    }
+
+    private func decide(_ slot: URLSlot, kind: ImageReference.Kind, resolution: Resolution, prefix: String) -> ImageReference {
+        var skip = resolution.skip
+        if resolution.name != nil, skip == nil || skip == .declined {
+            // Markup browsers never use is reported as such, whatever the caller would decide.
+            if !slot.isValidCandidate {
+                skip = .invalidCandidate
+            } else if slot.isInert {
+                skip = .inertMarkup
+            }
+        }
+        return ImageReference(kind: kind, element: slot.element, attribute: slot.attribute, original: slot.text,
+                              url: resolution.url, name: resolution.name, localPathPrefix: prefix,
+                              rewritten: skip == nil, skipReason: skip, byteRange: slot.range)
     }
 }

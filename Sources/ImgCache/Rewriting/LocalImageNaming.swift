@@ -30,23 +30,61 @@ public struct LocalImageNaming: Sendable, Hashable {
     /// when it is one of `extensions`.
     public func imageExtension(of url: WebURL) -> String? {
         guard url.isHTTP else { return nil }
-        let lastSegment = url.path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        let decoded = String(decoding: PercentEncoding.decode(Array(lastSegment.utf8)), as: UTF8.self)
-        guard let dot = decoded.lastIndex(of: ".") else { return nil }
-        let ext = decoded[decoded.index(after: dot)...].lowercased()
+        return imageExtension(ofHTTPURL: url.serialized)
+    }
+
+    /// `imageExtension(of:)` for a serialised http(s) URL.
+    func imageExtension(ofHTTPURL serializedURL: String) -> String? {
+        // An http(s) URL serialises as scheme://authority/path?query#fragment, and its path
+        // holds no raw `?` or `#`: the last segment can be read off the serialisation.
+        let serialized = serializedURL.utf8
+        let pathEnd = serialized.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? serialized.endIndex
+        let beforeQuery = serialized[..<pathEnd]
+        guard let slash = beforeQuery.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        var segment = beforeQuery[beforeQuery.index(after: slash)...]
+        if segment.contains(UInt8(ascii: "%")) {
+            return imageExtension(ofSegment: PercentEncoding.decode(segment)[...])
+        }
+        guard let dot = segment.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        segment = segment[segment.index(after: dot)...]
+        return matchingExtension(Substring(segment))
+    }
+
+    private func imageExtension(ofSegment segment: ArraySlice<UInt8>) -> String? {
+        guard let dot = segment.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        return matchingExtension(Substring(decoding: segment[(dot + 1)...], as: UTF8.self))
+    }
+
+    private func matchingExtension(_ candidate: Substring) -> String? {
+        // Extensions are short: compare without allocating unless it is a match.
+        guard candidate.utf8.count <= 16 else { return nil }
+        let ext = candidate.lowercased()
         return extensions.contains(ext) ? ext : nil
     }
 
     /// The file name (with its fan-out folder, if any) for an http(s) image URL, or nil when the
     /// URL is not http(s) or has no enabled image extension.
     public func localName(for url: WebURL) -> String? {
-        guard let ext = imageExtension(of: url) else { return nil }
-        let digest = SHA256.hash(data: Array(url.serializedWithoutFragment.utf8))
-        let hex = digest.map { byte in
-            let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"]
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
-        let name = hex + "." + ext
-        return fanOut ? String(hex.prefix(2)) + "/" + name : name
+        name(for: url)?.string
+    }
+
+    func name(for url: WebURL) -> LocalName? {
+        url.isHTTP ? name(forHTTPURL: url.serialized) : nil
+    }
+
+    /// `name(for:)` for a serialised http(s) URL.
+    func name(forHTTPURL serializedURL: String) -> LocalName? {
+        guard let ext = imageExtension(ofHTTPURL: serializedURL) else { return nil }
+        var hasher = SHA256()
+        let serialized = serializedURL.utf8
+        let withoutFragment = serialized[..<(serialized.firstIndex(of: UInt8(ascii: "#")) ?? serialized.endIndex)]
+        if withoutFragment.withContiguousStorageIfAvailable({ hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }) == nil {
+            hasher.update(data: Array(withoutFragment))
+        }
+        var digest = SIMD32<UInt8>()
+        for (i, byte) in hasher.finalize().enumerated() {
+            digest[i] = byte
+        }
+        return LocalName(digest: digest, pathExtension: LocalReferenceStyle.inert(ext), fanOut: fanOut)
     }
 }

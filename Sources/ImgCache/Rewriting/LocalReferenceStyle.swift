@@ -11,13 +11,18 @@ public enum LocalReferenceStyle: Sendable, Hashable {
     /// context it can land in (attribute values, unquoted attributes, CSS strings and `url()`,
     /// `srcset`): no whitespace, quotes, parentheses, backslashes, commas, `&`, `<` or `>`.
     public func reference(to localName: String) -> String {
+        prefix + Self.inert(localName)
+    }
+
+    /// What goes before a local name: the folder and a slash, or the URL prefix, made inert.
+    public var prefix: String {
         switch self {
         case .relativePath(let folder):
             let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-            if trimmed.isEmpty || trimmed == "." { return Self.inert(localName) }
-            return Self.inert(trimmed) + "/" + Self.inert(localName)
+            if trimmed.isEmpty || trimmed == "." { return "" }
+            return Self.inert(trimmed) + "/"
         case .urlPrefix(let prefix):
-            return Self.inert(prefix) + Self.inert(localName)
+            return Self.inert(prefix)
         }
     }
 

@@ -3,6 +3,8 @@
 struct URLResolver: Sendable {
     enum Resolution: Equatable {
         case resolved(WebURL)
+        /// An http(s) URL in its serialised form, found without the full parser.
+        case resolvedHTTP(String)
         case relativeWithoutBase
         case invalid
     }
@@ -10,6 +12,7 @@ struct URLResolver: Sendable {
     /// The URL relative references resolve against, if known.
     let documentBase: WebURL?
     let queryEncoding: (@Sendable (String) -> [UInt8])?
+    private let simple: SimpleURLResolver?
 
     init(pageURL: WebURL?, baseHref: String?, queryEncoding: (@Sendable (String) -> [UInt8])?) {
         self.queryEncoding = queryEncoding
@@ -18,9 +21,11 @@ struct URLResolver: Sendable {
         } else {
             documentBase = pageURL
         }
+        simple = SimpleURLResolver(base: documentBase)
     }
 
     func resolve(_ text: String) -> Resolution {
+        if let simple, let serialized = simple.resolve(text) { return .resolvedHTTP(serialized) }
         if let base = documentBase {
             return WebURL(text, relativeTo: base, queryEncoding: queryEncoding).map(Resolution.resolved) ?? .invalid
         }

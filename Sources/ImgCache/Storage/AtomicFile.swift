@@ -68,17 +68,45 @@ public enum AtomicFile {
         }
     }
 
-    /// Reads a whole file.
+    /// Reads a whole file straight into an array (no intermediate copy: pages can be large).
     /// - Throws: `FileError` naming the path when it cannot be read (missing, a folder, no permission).
     public static func read(_ path: String) throws -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw FileError(path: path, reason: "no such file")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw errno == ENOENT ? FileError(path: path, reason: "no such file") : FileError(path: path, errno: errno)
         }
-        guard !isDirectory.boolValue else { throw FileError(path: path, reason: "is a folder, not a file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileError(path: path, reason: "cannot be read (permission denied?)")
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileError(path: path, errno: errno) }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw FileError(path: path, reason: "is a folder, not a file") }
+        var readError: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: max(Int(info.st_size), 0)) { buffer, initialized in
+            initialized = readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), error: &readError)
         }
-        return [UInt8](data)
+        // A file that grew since fstat is read to its new end.
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while readError == 0 {
+            let n = chunk.withUnsafeMutableBytes { readFully(fd, into: $0, error: &readError) }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        if readError != 0 { throw FileError(path: path, errno: readError) }
+        return bytes
+    }
+
+    /// Reads until the buffer is full or the file ends; returns the byte count.
+    private static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, error: inout Int32) -> Int {
+        var total = 0
+        while total < buffer.count {
+            let n = Foundation.read(fd, buffer.baseAddress! + total, buffer.count - total)
+            if n < 0 {
+                if errno == EINTR { continue }
+                error = errno
+                break
+            }
+            if n == 0 { break }
+            total += n
+        }
+        return total
     }
 }

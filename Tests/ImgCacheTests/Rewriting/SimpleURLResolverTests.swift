@@ -1,0 +1,41 @@
+import Testing
+@testable import ImgCache
+
+@Suite("Fast URL resolution")
+struct SimpleURLResolverTests {
+    let bases = [
+        "https://example.com/a/b/page.html?x=1#top", "http://example.com", "https://user:pw@host.example:8443/dir/",
+        "https://example.com/a/b?q=/c/d",
+    ]
+
+    @Test("whenever the fast path answers, it answers exactly what the URL Standard parser does")
+    func agreesWithParser() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "img", ".", "..", "/", "//", "?", "#", "%2e", "%41", ":", "@", "http:", "https:", "//", "HTTP://",
+                      "Example.COM", "example.com", "1.2.3.4", "0x7f", "xn--bcher-kva", "b\u{fc}cher", " ", "\t", "\\",
+                      "png", ".png", "'", "\"", "<", "{", "|", "^", "`", "=", "&", ",", "-", "~", "8080", "[::1]", "..png", "a."]
+        var checked = 0, fast = 0
+        for _ in 0..<30_000 {
+            let input = (0..<Int.random(in: 1...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            for baseText in bases {
+                let base = WebURL(baseText)!
+                checked += 1
+                guard let answer = SimpleURLResolver(base: base)?.resolve(input) else { continue }
+                fast += 1
+                #expect(answer == WebURL(input, relativeTo: base)?.serialized, "input \(input) against \(baseText)")
+            }
+        }
+        #expect(fast > checked / 20)
+    }
+
+    @Test("typical page URLs take the fast path")
+    func typicalURLs() {
+        let resolver = SimpleURLResolver(base: WebURL("https://example.com/blog/post.html"))!
+        #expect(resolver.resolve("/img/a.png") == "https://example.com/img/a.png")
+        #expect(resolver.resolve("img/a.png?w=300&h=2") == "https://example.com/blog/img/a.png?w=300&h=2")
+        #expect(resolver.resolve("https://cdn.example.net/w_300,c_fill/a.jpg") == "https://cdn.example.net/w_300,c_fill/a.jpg")
+        #expect(resolver.resolve("https://cdn.example.net") == "https://cdn.example.net/")
+        #expect(resolver.resolve("../a.png") == nil)
+        #expect(resolver.resolve("HTTPS://CDN.example.net/a.png") == nil)
+    }
+}
