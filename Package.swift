@@ -11,11 +11,14 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "ImgCache", targets: ["ImgCache"]),
+        .library(name: "ImgCacheHTTPClient", targets: ["ImgCacheHTTPClient"]),
         .executable(name: "imgcache", targets: ["imgcache"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -23,6 +26,7 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // The core: rewriter, cache, downloader, URLSession transport. No CLI, no NIO.
         .target(
             name: "ImgCache",
             dependencies: [
@@ -31,17 +35,38 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The fast transport (AsyncHTTPClient), kept apart so apps can do without it.
+        .target(
+            name: "ImgCacheHTTPClient",
+            dependencies: [
+                "ImgCache",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "imgcache",
             dependencies: [
                 "ImgCache",
+                "ImgCacheHTTPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
+        // A real HTTP server for tests, with fault injection.
+        .target(
+            name: "ImgCacheTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/ImgCacheTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ImgCacheTests",
-            dependencies: ["ImgCache", "imgcache"],
+            dependencies: ["ImgCache", "ImgCacheHTTPClient", "ImgCacheTestSupport", "imgcache"],
             swiftSettings: strictSettings
         ),
     ]

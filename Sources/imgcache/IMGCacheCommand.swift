@@ -1,14 +1,14 @@
 import ArgumentParser
 
 @main
-struct IMGCacheCommand: ParsableCommand {
+struct IMGCacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imgcache",
         abstract: "Makes a web page's images available offline.",
         discussion: """
-            Exit status: 0 on success, 1 when a page or output could not be read or written, \
-            64 for a usage error.
+            Exit status: 0 on success; 1 when a page or file could not be read or written; \
+            2 when some images could not be localised (fetch); 64 for a usage error.
             """,
-        subcommands: [RewriteCommand.self, ListCommand.self]
+        subcommands: [FetchCommand.self, RewriteCommand.self, ListCommand.self, CacheCommand.self]
     )
 }

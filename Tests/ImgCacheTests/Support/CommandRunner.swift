@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs the built `imgcache` executable, as a user would from a shell.
 struct CommandRunner {
-    struct Outcome {
+    struct Outcome: Sendable {
         let status: Int32
         let stdout: [UInt8]
         let stderr: String
@@ -35,7 +35,7 @@ struct CommandRunner {
 }
 
 /// A fresh folder under the system's temporary folder, removed when the test is done with it.
-final class TemporaryFolder {
+final class TemporaryFolder: Sendable {
     let url: URL
 
     init() throws {

@@ -1,0 +1,17 @@
+import Crypto
+
+/// The SHA-256 of image bytes as 64 lowercase hex digits, the form kept in
+/// ``CacheEntryMetadata/sha256``.
+enum CacheContentDigest {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        var hex = [UInt8]()
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: bytes) {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+}

@@ -1,0 +1,23 @@
+/// Why the cache refused a request. File-system failures are reported as `FileError`, naming
+/// the file.
+public enum ImageCacheError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is not http(s) or has no enabled image extension, so it has no file name in the cache.
+    case noLocalName(url: String)
+    /// The image alone is larger than ``CachePolicy/maxTotalBytes``; it was not stored, and
+    /// nothing was evicted to make room for it.
+    case largerThanCache(url: String, byteCount: Int, maxTotalBytes: Int)
+    /// The image is not in the cache (or is damaged), so there is nothing to revalidate.
+    case notCached(url: String)
+
+    /// A human-readable sentence.
+    public var description: String {
+        switch self {
+        case .noLocalName(let url):
+            "\(url): not an http(s) URL with an image extension, so it cannot be cached"
+        case .largerThanCache(let url, let byteCount, let maxTotalBytes):
+            "\(url): \(byteCount) bytes is more than the whole cache may hold (\(maxTotalBytes) bytes)"
+        case .notCached(let url):
+            "\(url): not in the cache"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// What happened to one image.
+public enum DownloadStatus: String, Sendable, Codable, Hashable {
+    /// Already in the cache and fresh: no request was made.
+    case cached
+    /// Fetched and stored.
+    case downloaded
+    /// In the cache but stale; the server said `304 Not Modified`, so the bytes were kept.
+    case revalidated
+    /// Could not be fetched, or what came back is not an image; nothing was cached.
+    case failed
+    /// Not attempted: its host is not on the allow-list.
+    case skipped
+}
+
+/// The result of asking the downloader for one image.
+public struct DownloadOutcome: Sendable, Hashable, Codable {
+    /// The image's absolute URL.
+    public let url: String
+    /// Its file name in the cache folder.
+    public let localName: String
+    /// What happened.
+    public let status: DownloadStatus
+    /// The size of the cached bytes (0 when failed or skipped).
+    public let byteCount: Int
+    /// The `Content-Type` the server gave.
+    public let contentType: String?
+    /// Why it failed or was skipped, in words.
+    public let error: String?
+
+    /// Whether the image is in the cache now.
+    public var isCached: Bool { status == .cached || status == .downloaded || status == .revalidated }
+
+    /// Creates an outcome.
+    public init(url: String, localName: String, status: DownloadStatus, byteCount: Int = 0, contentType: String? = nil, error: String? = nil) {
+        self.url = url
+        self.localName = localName
+        self.status = status
+        self.byteCount = byteCount
+        self.contentType = contentType
+        self.error = error
+    }
+}
+
+/// Something the downloader did, for progress displays and refresh notifications.
+public enum DownloadEvent: Sendable {
+    /// A network request for the image began (cache hits do not start one).
+    case started(url: String, localName: String)
+    /// The image finished: downloaded, revalidated, cached, failed or skipped.
+    case finished(DownloadOutcome)
+}

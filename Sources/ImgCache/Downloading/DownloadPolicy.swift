@@ -1,0 +1,51 @@
+/// How the downloader behaves: limits, time-outs, retries and what it accepts.
+public struct DownloadPolicy: Sendable {
+    /// The most images being fetched at once.
+    public var concurrency: Int
+    /// The most images being fetched at once from one host.
+    public var perHostConcurrency: Int
+    /// How long one image may take, all attempts and redirects included.
+    public var timeout: Duration
+    /// How many times a connection failure, a time-out of an attempt or a 5xx is tried again.
+    public var retries: Int
+    /// The wait before the first retry; it doubles each time (with jitter).
+    public var retryDelay: Duration
+    /// The most redirects followed for one image (http and https only).
+    public var maxRedirects: Int
+    /// The largest image accepted, in bytes; enforced while receiving.
+    public var maxBytes: Int
+    /// The `User-Agent` header sent.
+    public var userAgent: String
+    /// When set, only images from these hosts are downloaded; others stay remote.
+    public var allowedHosts: Set<String>?
+    /// Which formats count as images (by their magic bytes).
+    public var acceptedFormats: Set<ImageFormat>
+
+    /// The user agent sent unless told otherwise.
+    public static let defaultUserAgent = "imgcache/1.0 (+https://github.com/imgcache)"
+
+    /// Creates a policy; the defaults suit a page's images over the internet.
+    public init(
+        concurrency: Int = 16, perHostConcurrency: Int = 8, timeout: Duration = .seconds(30), retries: Int = 2,
+        retryDelay: Duration = .milliseconds(250), maxRedirects: Int = 5, maxBytes: Int = 20 * 1024 * 1024,
+        userAgent: String = DownloadPolicy.defaultUserAgent, allowedHosts: Set<String>? = nil,
+        acceptedFormats: Set<ImageFormat> = [.jpeg, .png, .gif]
+    ) {
+        self.concurrency = max(1, concurrency)
+        self.perHostConcurrency = max(1, perHostConcurrency)
+        self.timeout = timeout
+        self.retries = max(0, retries)
+        self.retryDelay = retryDelay
+        self.maxRedirects = max(0, maxRedirects)
+        self.maxBytes = max(1, maxBytes)
+        self.userAgent = userAgent
+        self.allowedHosts = allowedHosts.map { Set($0.map { $0.lowercased() }) }
+        self.acceptedFormats = acceptedFormats
+    }
+
+    /// Whether `url`'s host may be downloaded from.
+    public func allows(_ url: WebURL) -> Bool {
+        guard let allowedHosts else { return true }
+        return url.host.map { allowedHosts.contains($0.lowercased()) } ?? false
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Image formats recognised by their first bytes, so that an HTML error page served with
+/// `200 OK` for `logo.png` is never cached as an image.
+public enum ImageFormat: String, Sendable, CaseIterable, Codable {
+    case jpeg, png, gif, webp, avif, svg
+
+    /// The formats accepted when images have these extensions: JPEG, PNG and GIF always,
+    /// WebP, AVIF and SVG only when their extension is enabled.
+    public static func accepted(forExtensions extensions: Set<String>) -> Set<ImageFormat> {
+        var formats: Set<ImageFormat> = [.jpeg, .png, .gif]
+        if extensions.contains("webp") { formats.insert(.webp) }
+        if extensions.contains("avif") { formats.insert(.avif) }
+        if extensions.contains("svg") { formats.insert(.svg) }
+        return formats
+    }
+
+    /// The format `bytes` start like, if any.
+    public static func detect(_ bytes: [UInt8]) -> ImageFormat? {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + prefix.count && bytes[offset..<(offset + prefix.count)].elementsEqual(prefix)
+        }
+        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
+        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return .webp }
+        if starts(Array("ftyp".utf8), at: 4), starts(Array("avif".utf8), at: 8) || starts(Array("avis".utf8), at: 8) { return .avif }
+        if looksLikeSVG(bytes) { return .svg }
+        return nil
+    }
+
+    /// An SVG document: after an optional BOM, whitespace, XML declaration, comments and doctype,
+    /// the first element is `<svg`.
+    private static func looksLikeSVG(_ bytes: [UInt8]) -> Bool {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        var rest = Substring(head)
+        if rest.hasPrefix("\u{FEFF}") { rest = rest.dropFirst() }
+        while true {
+            rest = rest.drop { $0.isWhitespace }
+            if rest.hasPrefix("<?") || rest.hasPrefix("<!--") || rest.hasPrefix("<!") {
+                let terminator = rest.hasPrefix("<?") ? "?>" : (rest.hasPrefix("<!--") ? "-->" : ">")
+                guard let end = rest.range(of: terminator) else { return false }
+                rest = rest[end.upperBound...]
+                continue
+            }
+            return rest.hasPrefix("<svg")
+        }
+    }
+}

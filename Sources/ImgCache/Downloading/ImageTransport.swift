@@ -1,0 +1,87 @@
+/// One HTTP GET, as the downloader asks a transport for it.
+public struct TransportRequest: Sendable {
+    /// The absolute http(s) URL to GET.
+    public var url: String
+    /// Extra request headers (`User-Agent`, `If-None-Match`, `If-Modified-Since`).
+    public var headers: [(name: String, value: String)]
+    /// The most body bytes to accept; a transport stops receiving and throws
+    /// `TransportError.tooLarge` past it (and before, when `Content-Length` says so).
+    public var maxBytes: Int
+    /// When the whole exchange (connect, headers and body) must be over.
+    public var deadline: ContinuousClock.Instant
+
+    /// Creates a request.
+    public init(url: String, headers: [(name: String, value: String)] = [], maxBytes: Int, deadline: ContinuousClock.Instant) {
+        self.url = url
+        self.headers = headers
+        self.maxBytes = maxBytes
+        self.deadline = deadline
+    }
+}
+
+/// What came back: status, headers and the whole body. Redirects are not followed by the
+/// transport: a 3xx comes back as it is, so that the downloader applies one redirect policy
+/// (count, schemes) whichever transport is used.
+public struct TransportResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// Response headers, names as received.
+    public var headers: [(name: String, value: String)]
+    /// The body (empty for 304 and redirects).
+    public var body: [UInt8]
+
+    /// Creates a response.
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of a header, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        let lowercased = name.lowercased()
+        return headers.first { $0.name.lowercased() == lowercased }?.value
+    }
+}
+
+/// Why a transport could not deliver a response.
+public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The deadline passed before the response was complete.
+    case timedOut
+    /// The body is larger than `TransportRequest.maxBytes`.
+    case tooLarge(limit: Int)
+    /// The connection failed, was reset, or closed before the whole body arrived.
+    case connection(String)
+    /// The URL or request could not be sent at all.
+    case invalidRequest(String)
+
+    /// A short sentence for a person.
+    public var description: String {
+        switch self {
+        case .timedOut: "timed out"
+        case .tooLarge(let limit): "larger than the \(limit)-byte limit"
+        case .connection(let reason): "connection failed: \(reason)"
+        case .invalidRequest(let reason): "invalid request: \(reason)"
+        }
+    }
+
+    /// Whether trying again may help (connection failures and time-outs).
+    public var isTransient: Bool {
+        switch self {
+        case .timedOut, .connection: true
+        case .tooLarge, .invalidRequest: false
+        }
+    }
+}
+
+/// Performs HTTP GETs for the downloader. Two implementations: `URLSessionTransport` (no
+/// dependency beyond Foundation; what an app may prefer) and the AsyncHTTPClient one in the
+/// `ImgCacheHTTPClient` module (the command line's: about 10× faster on Linux).
+public protocol ImageTransport: Sendable {
+    /// Sends one GET and returns the response without following redirects.
+    /// - Throws: `TransportError`; `CancellationError` when the task is cancelled.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+
+    /// Releases connections and threads; called once, when the transport is no longer needed.
+    func shutdown() async
+}

@@ -1,0 +1,64 @@
+/// One page made to work offline: the rewritten page and what happened to each image.
+public struct PageLocalization: Sendable {
+    /// The rewritten page (in build mode, only cached images are rewritten).
+    public let page: RewriteResult
+    /// One outcome per distinct image URL, keyed by absolute URL.
+    public let outcomes: [String: DownloadOutcome]
+
+    /// The images that could not be localised.
+    public var failures: [DownloadOutcome] {
+        outcomes.values.filter { $0.status == .failed }.sorted { $0.url < $1.url }
+    }
+}
+
+/// The page pipeline: find a page's images, download them into the cache, rewrite the page.
+public struct PageLocalizer: Sendable {
+    /// Finds and rewrites references.
+    public let rewriter: ImageRewriter
+    /// Fills the cache.
+    public let downloader: ImageDownloader
+
+    /// Creates a pipeline from its two parts.
+    public init(rewriter: ImageRewriter, downloader: ImageDownloader) {
+        self.rewriter = rewriter
+        self.downloader = downloader
+    }
+
+    /// Localises one page.
+    /// - Parameters:
+    ///   - page: the page's bytes.
+    ///   - pageURL: the page's URL, for relative references.
+    ///   - mode: `.build` rewrites once the downloads are done, keeping failed images remote;
+    ///     `.live` rewrites everything first and calls `pageReady` before downloading.
+    ///   - pageReady: receives the rewritten page as soon as it is final for the mode.
+    public func localize(
+        _ page: [UInt8], pageURL: WebURL?, mode: FetchMode,
+        pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
+    ) async throws -> PageLocalization {
+        let listed = rewriter.references(in: page, pageURL: pageURL)
+        var seen: Set<String> = []
+        let urls = listed.references.compactMap { reference -> WebURL? in
+            guard reference.rewritten, let url = reference.url, seen.insert(url).inserted else { return nil }
+            return WebURL(url)
+        }
+        var live: RewriteResult?
+        if mode == .live {
+            let rewritten = rewriter.rewrite(page, pageURL: pageURL)
+            try await pageReady?(rewritten)
+            live = rewritten
+        }
+        let results = await downloader.fetchAll(urls)
+        let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+        if let live { return PageLocalization(page: live, outcomes: outcomes) }
+
+        let cached = Set(results.filter(\.isCached).map(\.url))
+        var options = rewriter.options
+        let previous = options.shouldRewrite
+        options.shouldRewrite = { url, name in
+            cached.contains(url.serializedWithoutFragment) && (previous?(url, name) ?? true)
+        }
+        let rewritten = ImageRewriter(options: options).rewrite(page, pageURL: pageURL)
+        try await pageReady?(rewritten)
+        return PageLocalization(page: rewritten, outcomes: outcomes)
+    }
+}

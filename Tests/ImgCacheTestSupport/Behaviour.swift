@@ -1,0 +1,74 @@
+/// What a route of a ``TestImageServer`` does when a GET request reaches it.
+public enum Behaviour: Sendable {
+    /// `200 OK` with `bytes` as the body, `Content-Type: contentType`, a `Content-Length`, and the
+    /// `ETag` / `Last-Modified` headers when given.
+    ///
+    /// Conditional requests: when `etag` is set and the request's `If-None-Match` lists it (or `*`;
+    /// weak `W/` prefixes are ignored), or when no `If-None-Match` was sent, `lastModified` is set and
+    /// the request's `If-Modified-Since` equals it or is a later HTTP date, the answer is
+    /// `304 Not Modified` with the validators and no body.
+    ///
+    /// `delay` is waited (without blocking the server) before anything is sent.
+    case image(
+        bytes: [UInt8],
+        contentType: String,
+        etag: String? = nil,
+        lastModified: String? = nil,
+        delay: Duration = .zero
+    )
+
+    /// Any status code with an optional body (e.g. 404, 500, 503, or an HTML page with 200 on a
+    /// `.png` path). `delay` is waited before anything is sent.
+    case status(Int, body: [UInt8] = [], contentType: String = "text/plain", delay: Duration = .zero)
+
+    /// `200 OK` with `Content-Length: declaredLength`, then only `bytes`, then the connection is
+    /// closed (a normal FIN). The `Content-Type` is sniffed from the bytes' magic numbers
+    /// (PNG, JPEG, GIF, WebP), `application/octet-stream` otherwise.
+    case truncated(bytes: [UInt8], declaredLength: Int)
+
+    /// No answer at all: the connection is closed with `SO_LINGER` 0, which sends a TCP RST.
+    case reset
+
+    /// A redirect (`status`, 302 by default) with `Location: to` (sent exactly as given, so it may
+    /// be relative, e.g. `"/b.png"`, or absolute, e.g. `server.url("/b.png")`) and an empty body.
+    /// Chains and loops are made of several routes.
+    case redirect(to: String, status: Int = 302)
+
+    /// A slow server: `200 OK` with the full `Content-Length` and a sniffed `Content-Type` are sent at
+    /// once, then the body one byte per `interval`. Stops when the client goes away.
+    case drip(bytes: [UInt8], interval: Duration)
+
+    /// The n-th request to the route gets the n-th behaviour; once the list is used up the last one
+    /// repeats. The position is per route and starts again when the route is registered anew.
+    /// An empty list answers 500.
+    case sequence([Behaviour])
+}
+
+/// One request as the server received it.
+public struct RecordedRequest: Sendable {
+    /// The method, e.g. `"GET"`.
+    public let method: String
+    /// The request target exactly as sent, query included, e.g. `"/a.png?x=1"`.
+    public let uri: String
+    /// The request target without its query, e.g. `"/a.png"`.
+    public let path: String
+    /// e.g. `"HTTP/1.1"`.
+    public let version: String
+    /// All header fields in the order received.
+    public let headers: [(name: String, value: String)]
+    /// Which TCP connection carried it: connections are numbered from 1 in the order accepted,
+    /// so two requests with the same id shared a (keep-alive) connection.
+    public let connectionID: Int
+
+    /// The first value of the header `name` (case-insensitive), or nil.
+    public func header(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return headers.first { $0.name.lowercased() == lowered }?.value
+    }
+
+    /// Every value of the header `name` (case-insensitive).
+    public func headers(named name: String) -> [String] {
+        let lowered = name.lowercased()
+        return headers.filter { $0.name.lowercased() == lowered }.map(\.value)
+    }
+}

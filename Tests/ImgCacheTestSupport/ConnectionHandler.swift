@@ -1,0 +1,229 @@
+import NIOCore
+import NIOHTTP1
+
+/// Serves the requests of one TCP connection. Lives on the connection's event loop; everything it
+/// shares with the rest of the server goes through the lock-protected `ServerState`.
+///
+/// `HTTPServerPipelineHandler` (installed in front of it) holds back a pipelined next request until
+/// the current response's `.end` is written, so there is at most one request in flight here.
+final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let state: ServerState
+    private let connectionID: Int
+    private var head: HTTPRequestHead?
+    private var keepAlive = true
+    private var isHeadRequest = false
+    private var requestInFlight = false
+    private var scheduled: Scheduled<Void>?
+
+    init(state: ServerState, connectionID: Int) {
+        self.state = state
+        self.connectionID = connectionID
+    }
+
+    // MARK: inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+        case .body:
+            break  // request bodies are ignored
+        case .end:
+            guard let head = self.head else { return }
+            self.head = nil
+            handle(head, context: context)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        scheduled?.cancel()
+        scheduled = nil
+        finishRequest()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // e.g. the client reset the connection: nothing to report to anybody, just drop it.
+        context.close(promise: nil)
+    }
+
+    // MARK: dispatch
+
+    private func handle(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        keepAlive = head.isKeepAlive
+        isHeadRequest = head.method == .HEAD
+        let uri = head.uri
+        let path = uri.firstIndex(of: "?").map { String(uri[..<$0]) } ?? uri
+        let record = RecordedRequest(
+            method: head.method.rawValue,
+            uri: uri,
+            path: path,
+            version: "HTTP/\(head.version.major).\(head.version.minor)",
+            headers: head.headers.map { (name: $0.name, value: $0.value) },
+            connectionID: connectionID
+        )
+        requestInFlight = true
+        let action = state.beginRequest(record)
+
+        switch action {
+        case .notFound:
+            respond(context, .notFound, contentType: "text/plain", body: Array("not found\n".utf8))
+        case .methodNotAllowed:
+            var extra = HTTPHeaders()
+            extra.add(name: "Allow", value: "GET")
+            respond(
+                context, .methodNotAllowed, contentType: "text/plain",
+                body: Array("method not allowed\n".utf8), extra: extra)
+        case .behave(let behaviour):
+            perform(behaviour, request: record, context: context)
+        }
+    }
+
+    private func perform(_ behaviour: Behaviour, request: RecordedRequest, context: ChannelHandlerContext) {
+        switch behaviour {
+        case .image(let bytes, let contentType, let etag, let lastModified, let delay):
+            after(delay, context) {
+                var validators = HTTPHeaders()
+                if let etag { validators.add(name: "ETag", value: etag) }
+                if let lastModified { validators.add(name: "Last-Modified", value: lastModified) }
+                if Conditional.notModified(request: request, etag: etag, lastModified: lastModified) {
+                    self.respond(context, .notModified, contentType: nil, body: [], extra: validators)
+                } else {
+                    self.respond(context, .ok, contentType: contentType, body: bytes, extra: validators)
+                }
+            }
+
+        case .status(let code, let body, let contentType, let delay):
+            after(delay, context) {
+                self.respond(context, HTTPResponseStatus(statusCode: code), contentType: contentType, body: body)
+            }
+
+        case .truncated(let bytes, let declaredLength):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: Sniff.contentType(bytes))
+            headers.add(name: "Content-Length", value: String(declaredLength))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            if !bytes.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+            }
+            context.flush()
+            // Written and flushed in order, so a close queued now goes out after the bytes.
+            context.close(promise: nil)
+
+        case .reset:
+            resetConnection(context)
+
+        case .redirect(let location, let status):
+            var extra = HTTPHeaders()
+            extra.add(name: "Location", value: location)
+            respond(context, HTTPResponseStatus(statusCode: status), contentType: nil, body: [], extra: extra)
+
+        case .drip(let bytes, let interval):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: Sniff.contentType(bytes))
+            headers.add(name: "Content-Length", value: String(bytes.count))
+            if !keepAlive { headers.add(name: "Connection", value: "close") }
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                promise: nil)
+            drip(bytes[...], interval: interval, context: context)
+
+        case .sequence:
+            // ServerState.resolve never hands out a sequence.
+            respond(context, .internalServerError, contentType: "text/plain", body: Array("unresolved sequence\n".utf8))
+        }
+    }
+
+    // MARK: writing
+
+    private func respond(
+        _ context: ChannelHandlerContext,
+        _ status: HTTPResponseStatus,
+        contentType: String?,
+        body: [UInt8],
+        extra: HTTPHeaders = HTTPHeaders()
+    ) {
+        guard context.channel.isActive else {
+            finishRequest()
+            return
+        }
+        var headers = extra
+        if let contentType, status.mayHaveResponseBody { headers.add(name: "Content-Type", value: contentType) }
+        if status.mayHaveResponseBody { headers.add(name: "Content-Length", value: String(body.count)) }
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        // A response to HEAD never has a body, whatever its headers say.
+        if !body.isEmpty && status.mayHaveResponseBody && !isHeadRequest {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        }
+        writeEnd(context)
+    }
+
+    /// Writes `.end`, then marks the request finished and closes a connection that isn't kept alive.
+    private func writeEnd(_ context: ChannelHandlerContext) {
+        let keepAlive = self.keepAlive
+        // The request is over once its last byte is handed to the socket; count it as finished
+        // before `.end` lets the pipeline handler deliver a pipelined next request.
+        finishRequest()
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+            if !keepAlive { context.close(promise: nil) }
+        }
+    }
+
+    private func drip(_ rest: ArraySlice<UInt8>, interval: Duration, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        guard let byte = rest.first else {
+            scheduled = nil
+            writeEnd(context)
+            return
+        }
+        scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(interval)) {
+            guard context.channel.isActive else { return }
+            context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: [byte])))), promise: nil)
+            self.drip(rest.dropFirst(), interval: interval, context: context)
+        }
+    }
+
+    private func after(_ delay: Duration, _ context: ChannelHandlerContext, _ body: @escaping () -> Void) {
+        guard delay > .zero else {
+            body()
+            return
+        }
+        scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(delay)) {
+            self.scheduled = nil
+            body()
+        }
+    }
+
+    private func resetConnection(_ context: ChannelHandlerContext) {
+        guard let provider = context.channel as? any SocketOptionProvider else {
+            context.close(promise: nil)
+            return
+        }
+        provider.setSoLinger(NIOLinger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    private func finishRequest() {
+        if requestInFlight {
+            requestInFlight = false
+            state.endRequest()
+        }
+    }
+}
+
+enum Sniff {
+    static func contentType(_ bytes: [UInt8]) -> String {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if bytes.starts(with: Array("GIF8".utf8)) { return "image/gif" }
+        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
+            return "image/webp"
+        }
+        return "application/octet-stream"
+    }
+}

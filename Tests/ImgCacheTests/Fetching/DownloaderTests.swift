@@ -1,0 +1,199 @@
+import Foundation
+import ImgCacheHTTPClient
+import ImgCacheTestSupport
+import Testing
+@testable import ImgCache
+
+/// A downloader on a fresh cache folder, talking to a real server through AsyncHTTPClient.
+struct DownloadFixture: Sendable {
+    let server: TestImageServer
+    let folder: TemporaryFolder
+    let store: ImageCacheStore
+    let transport: AsyncHTTPClientTransport
+    let downloader: ImageDownloader
+
+    static func make(policy: DownloadPolicy = DownloadPolicy(retryDelay: .milliseconds(20)),
+                     cache: CachePolicy = CachePolicy()) async throws -> DownloadFixture {
+        let server = try await TestImageServer.start()
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("images"), policy: cache)
+        let transport = AsyncHTTPClientTransport()
+        return DownloadFixture(server: server, folder: folder, store: store, transport: transport,
+                               downloader: ImageDownloader(transport: transport, store: store, policy: policy))
+    }
+
+    func fetch(_ path: String) async -> DownloadOutcome {
+        await downloader.fetch(WebURL(server.url(path))!)
+    }
+
+    func isCached(_ path: String) -> Bool {
+        store.lookup(WebURL(server.url(path))!).metadata != nil
+    }
+
+    func close() async throws {
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+}
+
+@Suite("Downloader against a real server")
+struct DownloaderTests {
+    @Test("an image is downloaded, cached with its metadata, and counted as outstanding while in flight")
+    func downloads() async throws {
+        let fixture = try await DownloadFixture.make()
+        let png = TestImages.png(width: 4, height: 4)
+        fixture.server.route("/a.png", .image(bytes: png, contentType: "image/png", etag: "\"v1\"", delay: .seconds(1)))
+        #expect(fixture.downloader.outstandingCount == 0)
+        async let outcome = fixture.fetch("/a.png")
+        var seen = 0
+        for _ in 0..<80 where seen == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+            seen = fixture.downloader.outstandingCount
+        }
+        #expect(seen == 1)
+        let result = await outcome
+        #expect(result.status == .downloaded)
+        #expect(result.byteCount == png.count)
+        #expect(fixture.downloader.outstandingCount == 0)
+        let cached = try #require(fixture.store.contents(for: WebURL(fixture.server.url("/a.png"))!))
+        #expect(cached.bytes == png)
+        #expect(cached.metadata.etag == "\"v1\"")
+        #expect(cached.metadata.contentType == "image/png")
+        try await fixture.close()
+    }
+
+    @Test("bad responses are failures and nothing is cached", arguments: [
+        ("404", Behaviour.status(404, body: Array("not found".utf8))),
+        ("500", Behaviour.status(500)),
+        ("html-200", Behaviour.status(200, body: Array("<!DOCTYPE html><html>oops</html>".utf8), contentType: "text/html")),
+        ("truncated", Behaviour.truncated(bytes: Array(TestImages.png(byteCount: 2000).prefix(500)), declaredLength: 2000)),
+        ("reset", Behaviour.reset),
+    ])
+    func badResponses(name: String, behaviour: Behaviour) async throws {
+        let fixture = try await DownloadFixture.make()
+        fixture.server.route("/bad.png", behaviour)
+        let outcome = await fixture.fetch("/bad.png")
+        #expect(outcome.status == .failed, "\(name)")
+        #expect(outcome.error != nil)
+        #expect(!fixture.isCached("/bad.png"))
+        if name == "html-200" { #expect(outcome.error?.contains("not an image") == true) }
+        if name == "404" {
+            #expect(outcome.error == "HTTP 404")
+            #expect(fixture.server.requestCount("/bad.png") == 1, "a 404 is not retried")
+        }
+        if name == "500" { #expect(fixture.server.requestCount("/bad.png") == 3, "two retries after the first 500") }
+        try await fixture.close()
+    }
+
+    @Test("a 500 followed by a 200 is retried and succeeds")
+    func retryThenSuccess() async throws {
+        let fixture = try await DownloadFixture.make()
+        fixture.server.route("/flaky.gif", .sequence([.status(503), .image(bytes: TestImages.gif(), contentType: "image/gif")]))
+        let outcome = await fixture.fetch("/flaky.gif")
+        #expect(outcome.status == .downloaded)
+        #expect(fixture.server.requestCount("/flaky.gif") == 2)
+        try await fixture.close()
+    }
+
+    @Test("a redirect chain is followed; a loop and a redirect to another scheme fail")
+    func redirects() async throws {
+        let fixture = try await DownloadFixture.make()
+        fixture.server.route("/r1.png", .redirect(to: "/r2.png"))
+        fixture.server.route("/r2.png", .redirect(to: fixture.server.url("/final.png"), status: 301))
+        fixture.server.route("/final.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        fixture.server.route("/loop-a.png", .redirect(to: "/loop-b.png"))
+        fixture.server.route("/loop-b.png", .redirect(to: "/loop-a.png"))
+        fixture.server.route("/ftp.png", .redirect(to: "ftp://example.com/x.png"))
+        #expect(await fixture.fetch("/r1.png").status == .downloaded)
+        #expect(fixture.isCached("/r1.png"))
+        let loop = await fixture.fetch("/loop-a.png")
+        #expect(loop.status == .failed)
+        #expect(loop.error == "more than 5 redirects")
+        #expect(fixture.server.requestCount("/loop-a.png") + fixture.server.requestCount("/loop-b.png") == 6)
+        #expect(await fixture.fetch("/ftp.png").error?.contains("not http(s)") == true)
+        try await fixture.close()
+    }
+
+    @Test("a server that drips one byte at a time cannot hold the run past the timeout")
+    func slowDrip() async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(timeout: .milliseconds(600), retries: 2))
+        fixture.server.route("/slow.png", .drip(bytes: TestImages.png(byteCount: 400), interval: .milliseconds(100)))
+        let start = ContinuousClock.now
+        let outcome = await fixture.fetch("/slow.png")
+        #expect(outcome.status == .failed)
+        #expect(outcome.error?.contains("timed out") == true)
+        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(!fixture.isCached("/slow.png"))
+        try await fixture.close()
+    }
+
+    @Test("an image over the size cap is refused while receiving and not cached")
+    func sizeCap() async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(maxBytes: 10_000))
+        fixture.server.route("/big.png", .image(bytes: TestImages.png(byteCount: 50_000), contentType: "image/png"))
+        let outcome = await fixture.fetch("/big.png")
+        #expect(outcome.status == .failed)
+        #expect(outcome.error?.contains("10000-byte limit") == true)
+        #expect(!fixture.isCached("/big.png"))
+        try await fixture.close()
+    }
+
+    @Test("the same URL asked for by many tasks at once is fetched once")
+    func coalescing() async throws {
+        let fixture = try await DownloadFixture.make()
+        fixture.server.route("/shared.png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(200)))
+        let url = WebURL(fixture.server.url("/shared.png"))!
+        let outcomes = await fixture.downloader.fetchAll(Array(repeating: url, count: 10))
+        #expect(outcomes.count == 10)
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.requestCount("/shared.png") == 1)
+        try await fixture.close()
+    }
+
+    @Test("no more than --per-host requests reach one host at once")
+    func perHostLimit() async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(concurrency: 16, perHostConcurrency: 3))
+        var urls: [WebURL] = []
+        for i in 0..<12 {
+            fixture.server.route("/p\(i).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(100)))
+            urls.append(WebURL(fixture.server.url("/p\(i).png"))!)
+        }
+        let outcomes = await fixture.downloader.fetchAll(urls)
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.maxConcurrentRequests <= 3)
+        #expect(fixture.server.maxConcurrentRequests >= 2)
+        try await fixture.close()
+    }
+
+    @Test("a fresh entry makes no request; a stale one is revalidated with its validators and a 304 keeps the bytes")
+    func revalidation() async throws {
+        let fixture = try await DownloadFixture.make(cache: CachePolicy(maxAge: 0))
+        let png = TestImages.png()
+        fixture.server.route("/v.png", .image(bytes: png, contentType: "image/png", etag: "\"abc\"", lastModified: "Sun, 01 Nov 2026 10:00:00 GMT"))
+        #expect(await fixture.fetch("/v.png").status == .downloaded)
+        let second = await fixture.fetch("/v.png")
+        #expect(second.status == .revalidated)
+        let request = try #require(fixture.server.requests("/v.png").last)
+        #expect(request.header("If-None-Match") == "\"abc\"")
+        #expect(request.header("If-Modified-Since") == "Sun, 01 Nov 2026 10:00:00 GMT")
+        #expect(fixture.store.contents(for: WebURL(fixture.server.url("/v.png"))!)?.bytes == png)
+
+        let fresh = try await DownloadFixture.make()
+        fresh.server.route("/f.png", .image(bytes: png, contentType: "image/png"))
+        #expect(await fresh.fetch("/f.png").status == .downloaded)
+        #expect(await fresh.fetch("/f.png").status == .cached)
+        #expect(fresh.server.requestCount("/f.png") == 1)
+        try await fixture.close()
+        try await fresh.close()
+    }
+
+    @Test("images from hosts off the allow-list are skipped without a request")
+    func allowList() async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(allowedHosts: ["images.example.com"]))
+        fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let outcome = await fixture.fetch("/a.png")
+        #expect(outcome.status == .skipped)
+        #expect(fixture.server.totalRequests == 0)
+        try await fixture.close()
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import ImgCacheTestSupport
+import Testing
+@testable import ImgCache
+
+@Suite("imgcache fetch and cache, end to end")
+struct FetchCommandTests {
+    /// Runs the CLI off the cooperative pool (it blocks while the child runs).
+    private func run(_ arguments: [String], in folder: TemporaryFolder) async throws -> CommandRunner.Outcome {
+        let directory = folder.url
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try CommandRunner.run(arguments, in: directory) })
+            }
+        }
+    }
+
+    private func manifest(_ folder: TemporaryFolder, _ path: String = "out/imgcache-manifest.json") throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: folder.url.appendingPathComponent(path))) as? [String: Any] ?? [:]
+    }
+
+    @Test("build mode: cached images are rewritten, failed ones stay remote, exit 2 with one line per failure, manifest says why")
+    func buildModeWithFailures() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/good.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        server.route("/missing.png", .status(404))
+        server.route("/fake.png", .status(200, body: Array("<html>error</html>".utf8), contentType: "text/html"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=/good.png><img src=/missing.png><img src='/fake.png'><img src=data:x>")
+        let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/page.html"), "--out", "out", "--retries", "0"], in: folder)
+        #expect(outcome.status == 2, "\(outcome.stderr)")
+        let good = LocalImageNaming().localName(for: WebURL(server.url("/good.png"))!)!
+        let page = try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8)
+        #expect(page == "<img src=images/\(good)><img src=/missing.png><img src='/fake.png'><img src=data:x>")
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/images/\(good)")))
+        let failureLines = outcome.stderr.split(separator: "\n").filter { $0.hasPrefix("imgcache: failed: ") }
+        #expect(failureLines.count == 2)
+        #expect(failureLines.contains { $0.contains("/missing.png: HTTP 404") })
+        #expect(failureLines.contains { $0.contains("/fake.png: not an image") })
+        let pages = try manifest(folder)["pages"] as? [[String: Any]] ?? []
+        let entries = pages.first?["references"] as? [[String: Any]] ?? []
+        #expect(entries.map { $0["status"] as? String } == ["downloaded", "failed", "failed", "skipped"])
+        #expect(entries[0]["localPath"] as? String == "images/\(good)")
+        #expect(entries[0]["contentType"] as? String == "image/png")
+        #expect(entries[1]["error"] as? String == "HTTP 404")
+        try await server.shutdown()
+    }
+
+    @Test("a second run against a warm cache makes no request and exits 0")
+    func warmRun() async throws {
+        let server = try await TestImageServer.start()
+        for name in ["a.png", "b.jpg", "c.gif"] {
+            let bytes = name.hasSuffix("png") ? TestImages.png() : name.hasSuffix("jpg") ? TestImages.jpeg() : TestImages.gif()
+            server.route("/\(name)", .image(bytes: bytes, contentType: "image/x"))
+        }
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png srcset='b.jpg 2x'><div style='background:url(c.gif)'></div><img src=a.png>")
+        let first = try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out"], in: folder)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(server.totalRequests == 3)
+        let second = try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out"], in: folder)
+        #expect(second.status == 0)
+        #expect(server.totalRequests == 3)
+        let pages = try manifest(folder)["pages"] as? [[String: Any]] ?? []
+        let statuses = (pages.first?["references"] as? [[String: Any]] ?? []).map { $0["status"] as? String }
+        #expect(statuses == ["cached", "cached", "cached", "cached"])
+        try await server.shutdown()
+    }
+
+    @Test("a page given by URL is fetched, its URL is the base, and it is written as its last path component")
+    func pageByURL() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/blog/post.html", .status(200, body: Array("<p><img src=pic.png></p>".utf8), contentType: "text/html; charset=utf-8"))
+        server.route("/blog/pic.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        let outcome = try await run(["fetch", server.url("/blog/post.html"), "--out", "site"], in: folder)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let name = LocalImageNaming().localName(for: WebURL(server.url("/blog/pic.png"))!)!
+        #expect(try String(contentsOfFile: folder.path("site/post.html"), encoding: .utf8) == "<p><img src=images/\(name)></p>")
+        try await server.shutdown()
+    }
+
+    @Test("live mode writes the fully rewritten page even for images that then fail")
+    func liveMode() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/ok.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        server.route("/gone.png", .status(410))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=ok.png><img src=gone.png>")
+        let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out", "--mode", "live"], in: folder)
+        #expect(outcome.status == 2)
+        let naming = LocalImageNaming()
+        let ok = naming.localName(for: WebURL(server.url("/ok.png"))!)!
+        let gone = naming.localName(for: WebURL(server.url("/gone.png"))!)!
+        #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8) == "<img src=images/\(ok)><img src=images/\(gone)>")
+        try await server.shutdown()
+    }
+
+    @Test("two processes filling one cache folder at once both succeed and leave a consistent cache")
+    func twoProcesses() async throws {
+        let server = try await TestImageServer.start()
+        var html = ""
+        for i in 0..<60 {
+            server.route("/i\(i).png", .image(bytes: TestImages.png(width: 1 + i % 7, height: 2), contentType: "image/png", delay: .milliseconds(5)))
+            html += "<img src=i\(i).png>"
+        }
+        let folder = try TemporaryFolder()
+        try folder.write("one.html", html)
+        try folder.write("two.html", html)
+        async let first = run(["fetch", "one.html", "--base-url", server.url("/"), "--out", "out1", "--cache-dir", "shared"], in: folder)
+        async let second = run(["fetch", "two.html", "--base-url", server.url("/"), "--out", "out2", "--cache-dir", "shared"], in: folder)
+        let (a, b) = try await (first, second)
+        #expect(a.status == 0, "\(a.stderr)")
+        #expect(b.status == 0, "\(b.stderr)")
+        let stats = try await run(["cache", "stats", "--cache-dir", "shared", "--json"], in: folder)
+        let object = try JSONSerialization.jsonObject(with: Data(stats.stdout)) as? [String: Any] ?? [:]
+        #expect(object["entries"] as? Int == 60)
+        let store = try ImageCacheStore(directory: folder.path("shared"))
+        #expect(store.verify().isEmpty)
+        #expect(!folder.allFiles().contains { $0.contains(".tmp") })
+        try await server.shutdown()
+    }
+
+    @Test("cache stats, remove and clear")
+    func cacheCommands() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        server.route("/b.gif", .image(bytes: TestImages.gif(), contentType: "image/gif"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png><img src=b.gif>")
+        #expect(try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out"], in: folder).status == 0)
+        let stats = try await run(["cache", "stats", "--cache-dir", "out/images"], in: folder)
+        #expect(stats.stdout.text.contains("entries: 2"))
+        #expect(stats.stdout.text.contains("bytes: \(TestImages.png().count + TestImages.gif().count)"))
+        let removed = try await run(["cache", "remove", server.url("/a.png"), "--cache-dir", "out/images"], in: folder)
+        #expect(removed.status == 0)
+        let notThere = try await run(["cache", "remove", server.url("/a.png"), "--cache-dir", "out/images"], in: folder)
+        #expect(notThere.status == 2)
+        let cleared = try await run(["cache", "clear", "--cache-dir", "out/images"], in: folder)
+        #expect(cleared.stdout.text == "removed 1 entries\n")
+        let missing = try await run(["cache", "stats", "--cache-dir", "no-such-folder"], in: folder)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no-such-folder"))
+        try await server.shutdown()
+    }
+
+    @Test("usage errors name the option")
+    func usage() async throws {
+        let folder = try TemporaryFolder()
+        let outcome = try await run(["fetch", "page.html", "--timeout", "0"], in: folder)
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("--timeout"))
+        let missing = try await run(["fetch", "nope.html", "--out", "o"], in: folder)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("nope.html"))
+    }
+}
