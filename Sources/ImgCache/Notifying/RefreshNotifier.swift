@@ -1,0 +1,491 @@
+public import Foundation
+
+/// Tells a page viewer when to reload: once the images being downloaded are in.
+///
+/// Feed it every ``DownloadEvent`` of an ``ImageDownloader`` (pass ``record(_:)`` as the
+/// downloader's `onEvent`); it counts the network downloads outstanding and fires a
+/// ``ImageEvent/refresh(_:)`` with a ``RefreshSummary``:
+///
+/// - **Debounce.** A refresh fires once the outstanding count has reached zero and stayed zero
+///   for `debounce` (2 s by default). A download that starts during that interval cancels it;
+///   the count reaching zero again re-arms it. So a burst of downloads gives one refresh, not
+///   one per image, and a later burst gives a later refresh. With a zero debounce the refresh
+///   fires as soon as the count is zero.
+/// - **Network work only.** Only bursts in which a network request started (a
+///   ``DownloadEvent/started(url:localName:)``) are refreshed. Images that finish without one —
+///   cache hits, skipped hosts, unusable URLs — change nothing on disk, so on their own they
+///   never cause a refresh (they are counted in the next refresh that does fire, and they
+///   neither delay nor cancel a pending one).
+/// - **Maximum wait** (off by default). With `maxWait`, a refresh is never put off for longer
+///   than that after the burst's first network request or the previous refresh: during a long
+///   stream of downloads a ``RefreshReason/maxWait`` progress refresh fires every `maxWait`,
+///   whether or not the count is zero, so the viewer can show progress.
+/// - **Declared end.** After ``finishInput()`` the debounce is not waited out: the refresh fires
+///   as soon as the count is zero (at once when it already is and something was downloaded since
+///   the last refresh). Then the notifier is *finished*: event streams end, waiters return, and
+///   later events are ignored.
+///
+/// Events reach you three ways, in the same order: the `onEvent` callback, any number of
+/// ``events()`` streams, and — for refreshes only — an `Notification.Name.imgcacheRefresh`
+/// notification. Deliveries never overlap: each event is handed to the callback, the streams and
+/// the notification center before the next one, on whichever thread recorded or fired it. Keep the
+/// callback and the notification observers short, and hop to the main actor for UI work.
+///
+/// Thread-safe: ``record(_:)`` may be called from any number of threads at once. The state is
+/// guarded by a lock that is never held while your code runs; the debounce timer is a task
+/// sleeping on the injected clock.
+public final class RefreshNotifier: Sendable {
+    /// The `userInfo` key under which an `Notification.Name.imgcacheRefresh`
+    /// notification carries its ``RefreshSummary``.
+    public static let summaryUserInfoKey = "summary"
+
+    /// How long the outstanding count must stay zero before a refresh fires.
+    public let debounce: Duration
+    /// The longest a refresh is put off during a burst, if limited.
+    public let maxWait: Duration?
+
+    private let clock: NotifierClock
+    private let notificationCenter: NotificationCenter?
+    private let onEvent: (@Sendable (ImageEvent) -> Void)?
+    private let state = NotifierLock(NotifierState())
+
+    /// Creates a notifier.
+    /// - Parameters:
+    ///   - debounce: how long the outstanding count must stay zero before a refresh (≥ 0).
+    ///   - maxWait: if set (> 0), the longest a refresh is put off after the first network
+    ///     request of a burst or the previous refresh; `nil` (the default) for no limit.
+    ///   - clock: the clock timing the debounce and the maximum wait, and measuring
+    ///     ``RefreshSummary/elapsed``; inject a manual clock in tests.
+    ///   - notificationCenter: where `Notification.Name.imgcacheRefresh` is posted;
+    ///     `nil` posts nothing.
+    ///   - onEvent: called with every event, from whichever thread delivers it, never twice at once.
+    public init(debounce: Duration = .seconds(2),
+                maxWait: Duration? = nil,
+                clock: some Clock<Duration> = ContinuousClock(),
+                notificationCenter: NotificationCenter? = .default,
+                onEvent: (@Sendable (ImageEvent) -> Void)? = nil) {
+        precondition(debounce >= .zero, "the debounce must not be negative")
+        precondition(maxWait.map { $0 > .zero } ?? true, "the maximum wait must be positive")
+        self.debounce = debounce
+        self.maxWait = maxWait
+        self.clock = NotifierClock(clock)
+        self.notificationCenter = notificationCenter
+        self.onEvent = onEvent
+    }
+
+    deinit {
+        let (subscribers, timer) = state.withLock { state in
+            defer {
+                state.subscribers = [:]
+                state.timer = nil
+                state.closed = true
+            }
+            return (Array(state.subscribers.values), state.timer?.task)
+        }
+        timer?.cancel()
+        for subscriber in subscribers { subscriber.finish() }
+    }
+
+    // MARK: - Input
+
+    /// Records what the downloader did. Safe from any thread; ignored once the notifier has
+    /// finished (see ``finishInput()``).
+    ///
+    /// A `finished` event is matched with a `started` one for the same URL; a `finished` with no
+    /// `started` (a cache hit, a skipped host, an unusable URL) is counted but leaves the
+    /// outstanding count alone.
+    public func record(_ event: DownloadEvent) {
+        transact { state in
+            guard !state.closed else { return }
+            let now = clock.now()
+            // Catch up first: a deadline that passed before this event fires even if the timer
+            // task has not run yet, so behaviour depends on clock time, not task scheduling.
+            update(&state, now: now)
+            guard !state.closed else { return }
+            if state.burstStart == nil { state.burstStart = now }
+            switch event {
+            case .started(let url, let localName):
+                state.inFlight[url, default: 0] += 1
+                state.outstanding += 1
+                state.quietDeadline = nil
+                markNetworkActivity(&state, now: now)
+                publish(.started(url: url, localName: localName), in: &state)
+            case .finished(let outcome):
+                if let running = state.inFlight[outcome.url] {
+                    state.inFlight[outcome.url] = running > 1 ? running - 1 : nil
+                    state.outstanding -= 1
+                } else if outcome.status == .downloaded || outcome.status == .revalidated {
+                    // Defensive: the cache changed although no start was seen.
+                    markNetworkActivity(&state, now: now)
+                }
+                state.tally.add(outcome)
+                publish(outcome.status == .failed ? .failed(outcome) : .finished(outcome), in: &state)
+            }
+            update(&state, now: now)
+        }
+    }
+
+    /// Declares that no more work will come (a one-shot fetch is done).
+    ///
+    /// From now on the refresh fires as soon as the outstanding count is zero, without waiting out
+    /// the debounce — at once if the count is zero already and something was downloaded since the
+    /// last refresh. Once the count is zero and that refresh (if any) is delivered, the notifier is
+    /// finished: ``events()`` streams end, ``waitUntilIdle()`` and ``waitForRefresh()`` return,
+    /// and later events are ignored. Call it once every fetch you started has returned (events
+    /// still outstanding are waited for, but work that has not started yet is not). Calling it
+    /// again does nothing.
+    public func finishInput() {
+        transact { state in
+            guard !state.closed, !state.inputFinished else { return }
+            let now = clock.now()
+            update(&state, now: now)
+            state.inputFinished = true
+            update(&state, now: now)
+        }
+    }
+
+    /// ``finishInput()``, then waits until the notifier has finished; returns the summary of the
+    /// refresh fired after the call (`nil` when nothing had been downloaded since the last refresh,
+    /// or when the waiting task is cancelled first).
+    public func finishInputAndWait() async -> RefreshSummary? {
+        finishInput()
+        await waitUntilIdle()
+        return state.withLock { $0.closed ? $0.closingRefresh : nil }
+    }
+
+    // MARK: - Output
+
+    /// A new subscription to the events recorded or fired from now on (earlier ones are not
+    /// replayed). Each call gives an independent stream; every stream gets every event, in the
+    /// same order. The stream ends when the notifier finishes (at once if it already has) or is
+    /// deallocated. Unbounded buffering: a slow consumer keeps every event until it reads it.
+    public func events() -> AsyncStream<ImageEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ImageEvent.self)
+        let id = state.withLock { $0.makeID() }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        transact { state in
+            if state.closed {
+                state.outbox.append(.finishStreams([continuation]))
+            } else {
+                state.subscribers[id] = continuation
+            }
+        }
+        return stream
+    }
+
+    /// The number of network downloads started and not yet finished.
+    public var outstandingCount: Int { state.withLock { $0.outstanding } }
+
+    /// What the next refresh would report if it fired now: the images finished since the previous
+    /// refresh (`reason` is ``RefreshReason/settled`` and means nothing here).
+    public var pendingSummary: RefreshSummary {
+        state.withLock { state in
+            let now = clock.now()
+            var summary = state.tally
+            summary.outstanding = state.outstanding
+            summary.elapsed = state.burstStart.map { now - $0 } ?? .zero
+            return summary
+        }
+    }
+
+    /// The summary of the most recent refresh, if any.
+    public var lastRefresh: RefreshSummary? { state.withLock { $0.lastRefresh } }
+
+    /// Whether ``finishInput()`` was called and everything it waited for is done.
+    public var isFinished: Bool { state.withLock { $0.closed } }
+
+    /// Tasks waiting in ``waitUntilIdle()`` or ``waitForRefresh()`` (for tests).
+    var waiterCount: Int { state.withLock { $0.idleWaiters.count + $0.refreshWaiters.count } }
+
+    /// Subscribed ``events()`` streams still running (for tests).
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Returns when no download is outstanding and no refresh is pending, after every event so
+    /// far has been delivered: at once when nothing was ever started, or when only cache hits
+    /// came in; otherwise after the burst's refresh. Also returns when the notifier finishes, or
+    /// when the waiting task is cancelled.
+    public func waitUntilIdle() async {
+        let id = state.withLock { $0.makeID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                transact { state in
+                    if state.isIdle || Task.isCancelled {
+                        state.outbox.append(.resumeIdle([continuation]))
+                    } else {
+                        state.idleWaiters[id] = continuation
+                    }
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.idleWaiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Waits for the next refresh and returns its summary (after it has been delivered to the
+    /// callback and the streams); `nil` once the notifier has finished without one, or when the
+    /// waiting task is cancelled. Call it before the refresh can fire — a refresh that already
+    /// happened is in ``lastRefresh``.
+    public func waitForRefresh() async -> RefreshSummary? {
+        let id = state.withLock { $0.makeID() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<RefreshSummary?, Never>) in
+                transact { state in
+                    if state.closed || Task.isCancelled {
+                        state.outbox.append(.resumeRefresh([continuation], nil))
+                    } else {
+                        state.refreshWaiters[id] = continuation
+                    }
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.refreshWaiters.removeValue(forKey: id) }?.resume(returning: nil)
+        }
+    }
+
+    // MARK: - State machine (called with the lock held)
+
+    /// Sets the burst going: it needs a refresh, and the maximum wait starts counting.
+    private func markNetworkActivity(_ state: inout NotifierState, now: Duration) {
+        state.needsRefresh = true
+        if state.maxWaitDeadline == nil, let maxWait {
+            state.maxWaitDeadline = now + maxWait
+        }
+    }
+
+    /// Fires what is due, arms the debounce, wakes idle waiters, finishes, and reschedules the timer.
+    private func update(_ state: inout NotifierState, now: Duration) {
+        guard !state.closed else { return }
+        if state.needsRefresh {
+            if state.outstanding == 0 && (state.inputFinished || debounce == .zero) {
+                fire(state.inputFinished ? .inputFinished : .settled, &state, now: now)
+            } else if state.outstanding == 0, let quiet = state.quietDeadline, quiet <= now {
+                fire(.settled, &state, now: now)
+            } else if let deadline = state.maxWaitDeadline, deadline <= now {
+                fire(.maxWait, &state, now: now)
+            } else if state.outstanding == 0 && state.quietDeadline == nil {
+                state.quietDeadline = now + debounce
+            }
+        }
+        if state.isIdle {
+            if state.inputFinished {
+                close(&state)
+            } else if !state.idleWaiters.isEmpty {
+                state.outbox.append(.resumeIdle(Array(state.idleWaiters.values)))
+                state.idleWaiters = [:]
+            }
+        }
+        reschedule(&state)
+    }
+
+    private func fire(_ reason: RefreshReason, _ state: inout NotifierState, now: Duration) {
+        var summary = state.tally
+        summary.outstanding = state.outstanding
+        summary.reason = reason
+        summary.elapsed = now - (state.burstStart ?? now)
+        state.tally = RefreshSummary()
+        state.lastRefresh = summary
+        if state.inputFinished { state.closingRefresh = summary }
+        // Downloads still outstanding (a progress refresh) carry on as the next burst.
+        let continuing = state.outstanding > 0
+        state.needsRefresh = continuing
+        state.burstStart = continuing ? now : nil
+        state.maxWaitDeadline = continuing ? maxWait.map { now + $0 } : nil
+        state.quietDeadline = nil
+        publish(.refresh(summary), in: &state)
+        if !state.refreshWaiters.isEmpty {
+            state.outbox.append(.resumeRefresh(Array(state.refreshWaiters.values), summary))
+            state.refreshWaiters = [:]
+        }
+    }
+
+    private func close(_ state: inout NotifierState) {
+        state.closed = true
+        state.outbox.append(.finishStreams(Array(state.subscribers.values)))
+        state.subscribers = [:]
+        if !state.refreshWaiters.isEmpty {
+            state.outbox.append(.resumeRefresh(Array(state.refreshWaiters.values), nil))
+            state.refreshWaiters = [:]
+        }
+        if !state.idleWaiters.isEmpty {
+            state.outbox.append(.resumeIdle(Array(state.idleWaiters.values)))
+            state.idleWaiters = [:]
+        }
+        state.quietDeadline = nil
+        state.maxWaitDeadline = nil
+    }
+
+    private func publish(_ event: ImageEvent, in state: inout NotifierState) {
+        state.outbox.append(.event(event, Array(state.subscribers.values)))
+    }
+
+    /// Keeps one timer task sleeping until the earliest deadline (none when there is none).
+    private func reschedule(_ state: inout NotifierState) {
+        var target: Duration?
+        if !state.closed && state.needsRefresh {
+            target = [state.quietDeadline, state.maxWaitDeadline].compactMap { $0 }.min()
+        }
+        if let timer = state.timer {
+            if timer.deadline == target { return }
+            state.cancelledTimers.append(timer.task)
+            state.timer = nil
+        }
+        guard let target else { return }
+        state.timerGeneration &+= 1
+        let generation = state.timerGeneration
+        let sleep = clock.sleepUntil
+        let task = Task { [weak self] in
+            do {
+                try await sleep(target)
+            } catch {
+                return // cancelled: superseded by a later schedule
+            }
+            self?.timerFired(generation: generation)
+        }
+        state.timer = NotifierState.Timer(deadline: target, generation: generation, task: task)
+    }
+
+    private func timerFired(generation: UInt64) {
+        transact { state in
+            guard let timer = state.timer, timer.generation == generation else { return }
+            state.timer = nil
+            update(&state, now: clock.now())
+        }
+    }
+
+    // MARK: - Delivery
+
+    /// Runs `body` under the lock, then delivers what it queued, outside the lock. One thread at
+    /// a time delivers, in queue order; a thread that finds another delivering leaves its
+    /// deliveries to it (so the callback may call back into the notifier without deadlocking).
+    private func transact<Result>(_ body: (inout NotifierState) -> Result) -> Result {
+        let (result, batch, cancelled) = state.withLock { state -> (Result, [Delivery], [Task<Void, Never>]) in
+            let result = body(&state)
+            let cancelled = state.cancelledTimers
+            state.cancelledTimers = []
+            guard !state.draining, !state.outbox.isEmpty else { return (result, [], cancelled) }
+            state.draining = true
+            defer { state.outbox = [] }
+            return (result, state.outbox, cancelled)
+        }
+        for task in cancelled { task.cancel() }
+        var pending = batch
+        while !pending.isEmpty {
+            for delivery in pending { deliver(delivery) }
+            pending = state.withLock { state in
+                guard !state.outbox.isEmpty else {
+                    state.draining = false
+                    return []
+                }
+                defer { state.outbox = [] }
+                return state.outbox
+            }
+        }
+        return result
+    }
+
+    private func deliver(_ delivery: Delivery) {
+        switch delivery {
+        case .event(let event, let subscribers):
+            onEvent?(event)
+            for subscriber in subscribers { subscriber.yield(event) }
+            if case .refresh(let summary) = event, let notificationCenter {
+                notificationCenter.post(name: .imgcacheRefresh, object: self,
+                                        userInfo: [Self.summaryUserInfoKey: summary])
+            }
+        case .resumeIdle(let waiters):
+            for waiter in waiters { waiter.resume() }
+        case .resumeRefresh(let waiters, let summary):
+            for waiter in waiters { waiter.resume(returning: summary) }
+        case .finishStreams(let subscribers):
+            for subscriber in subscribers { subscriber.finish() }
+        }
+    }
+}
+
+/// Something to do outside the lock, in order.
+private enum Delivery {
+    /// Hand an event to the callback, these streams, and (a refresh) the notification center.
+    case event(ImageEvent, [AsyncStream<ImageEvent>.Continuation])
+    case resumeIdle([CheckedContinuation<Void, Never>])
+    case resumeRefresh([CheckedContinuation<RefreshSummary?, Never>], RefreshSummary?)
+    case finishStreams([AsyncStream<ImageEvent>.Continuation])
+}
+
+/// Everything a ``RefreshNotifier`` keeps under its lock. Times are offsets on its clock.
+private struct NotifierState {
+    struct Timer {
+        let deadline: Duration
+        let generation: UInt64
+        let task: Task<Void, Never>
+    }
+
+    /// Network requests started and not finished, by URL (a URL may be fetched twice at once).
+    var inFlight: [String: Int] = [:]
+    var outstanding = 0
+    /// A network request started since the previous refresh (or was outstanding at it).
+    var needsRefresh = false
+    /// When the current burst began.
+    var burstStart: Duration?
+    /// When the debounce ends (armed while the count is zero and a refresh is needed).
+    var quietDeadline: Duration?
+    /// When the maximum wait ends (while a refresh is needed and a maximum wait is set).
+    var maxWaitDeadline: Duration?
+    /// What the next refresh will report.
+    var tally = RefreshSummary()
+    var lastRefresh: RefreshSummary?
+    /// The refresh fired after `finishInput()`, if any.
+    var closingRefresh: RefreshSummary?
+    var inputFinished = false
+    var closed = false
+
+    var timer: Timer?
+    var timerGeneration: UInt64 = 0
+    var cancelledTimers: [Task<Void, Never>] = []
+
+    var nextID: UInt64 = 0
+    var subscribers: [UInt64: AsyncStream<ImageEvent>.Continuation] = [:]
+    var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    var refreshWaiters: [UInt64: CheckedContinuation<RefreshSummary?, Never>] = [:]
+
+    var outbox: [Delivery] = []
+    var draining = false
+
+    /// No download outstanding and no refresh pending (or finished).
+    var isIdle: Bool { closed || (outstanding == 0 && !needsRefresh) }
+
+    mutating func makeID() -> UInt64 {
+        nextID += 1
+        return nextID
+    }
+}
+
+/// Any `Clock<Duration>`, with instants as offsets from the moment the notifier was made.
+private struct NotifierClock: Sendable {
+    let now: @Sendable () -> Duration
+    let sleepUntil: @Sendable (Duration) async throws -> Void
+
+    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        let origin = clock.now
+        now = { origin.duration(to: clock.now) }
+        sleepUntil = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+    }
+}
+
+/// A value reachable only while holding a lock. `NSLock` rather than `Synchronization.Mutex`
+/// because the package supports macOS 13; it is held only for short, non-blocking bookkeeping.
+private final class NotifierLock<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,100 @@
+/// An image that could not be fetched, as reported in a ``RefreshSummary``.
+public struct FailedImage: Sendable, Codable, Hashable {
+    /// The image's absolute URL.
+    public let url: String
+    /// Its file name in the cache folder ("" when the URL could not be named).
+    public let localName: String
+    /// Why it failed, in words.
+    public let reason: String
+
+    /// Creates a failure record.
+    public init(url: String, localName: String, reason: String) {
+        self.url = url
+        self.localName = localName
+        self.reason = reason
+    }
+}
+
+/// Why a ``RefreshNotifier`` fired a refresh.
+public enum RefreshReason: String, Sendable, Codable, Hashable {
+    /// No download was outstanding for the whole debounce interval (or the debounce is zero).
+    case settled
+    /// The maximum wait ran out while the burst was still going: a progress refresh. Downloads
+    /// may still be outstanding (see ``RefreshSummary/outstanding``); another refresh follows.
+    case maxWait
+    /// The caller declared that no more work will come (``RefreshNotifier/finishInput()``) and
+    /// nothing was outstanding any more, so the debounce was not waited out.
+    case inputFinished
+}
+
+/// What happened since the previous refresh: the payload of a refresh event.
+///
+/// **Counts are per burst**: each refresh reports only the images that finished after the
+/// previous refresh (or, for the first refresh, after the notifier was created). Images that
+/// finish without a network request (cache hits, skipped hosts, unusable URLs) never cause a
+/// refresh by themselves, but they are counted in the next refresh that does fire.
+public struct RefreshSummary: Sendable, Codable, Hashable {
+    /// Images fetched over the network and stored.
+    public var downloaded: Int
+    /// Stale images the server confirmed unchanged (`304 Not Modified`).
+    public var revalidated: Int
+    /// Images that were already fresh in the cache (no request made).
+    public var cached: Int
+    /// Images not attempted because their host is not on the allow-list.
+    public var skipped: Int
+    /// Images that could not be fetched, with their URLs and the reasons.
+    public var failed: [FailedImage]
+    /// Bytes stored in the cache by the downloads in this burst (``downloaded`` images only:
+    /// revalidated and cached images transferred no image bytes).
+    public var bytes: Int
+    /// Downloads still under way when the refresh fired: 0 except for a ``RefreshReason/maxWait``
+    /// progress refresh.
+    public var outstanding: Int
+    /// Why the refresh fired.
+    public var reason: RefreshReason
+    /// Time from the start of the burst to the refresh, measured on the notifier's clock. A
+    /// burst starts with its first event after the previous refresh, or at the previous refresh
+    /// itself when that was a progress refresh with downloads still outstanding.
+    public var elapsed: Duration
+
+    /// Creates a summary.
+    public init(downloaded: Int = 0, revalidated: Int = 0, cached: Int = 0, skipped: Int = 0,
+                failed: [FailedImage] = [], bytes: Int = 0, outstanding: Int = 0,
+                reason: RefreshReason = .settled, elapsed: Duration = .zero) {
+        self.downloaded = downloaded
+        self.revalidated = revalidated
+        self.cached = cached
+        self.skipped = skipped
+        self.failed = failed
+        self.bytes = bytes
+        self.outstanding = outstanding
+        self.reason = reason
+        self.elapsed = elapsed
+    }
+
+    /// The number of images that finished in this burst, whatever the outcome.
+    public var finished: Int { downloaded + revalidated + cached + skipped + failed.count }
+
+    /// ``elapsed`` in seconds.
+    public var elapsedSeconds: Double {
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Counts one finished image.
+    mutating func add(_ outcome: DownloadOutcome) {
+        switch outcome.status {
+        case .downloaded:
+            downloaded += 1
+            bytes += outcome.byteCount
+        case .revalidated:
+            revalidated += 1
+        case .cached:
+            cached += 1
+        case .skipped:
+            skipped += 1
+        case .failed:
+            failed.append(FailedImage(url: outcome.url, localName: outcome.localName,
+                                      reason: outcome.error ?? "unknown error"))
+        }
+    }
+}
