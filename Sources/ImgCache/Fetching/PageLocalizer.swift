@@ -30,9 +30,11 @@ public struct PageLocalizer: Sendable {
     ///   - pageURL: the page's URL, for relative references.
     ///   - mode: `.build` rewrites once the downloads are done, keeping failed images remote;
     ///     `.live` rewrites everything first and calls `pageReady` before downloading.
+    ///   - imagesFound: told how many distinct images the page has, before any is fetched.
     ///   - pageReady: receives the rewritten page as soon as it is final for the mode.
     public func localize(
         _ page: [UInt8], pageURL: WebURL?, mode: FetchMode,
+        imagesFound: (@Sendable (Int) -> Void)? = nil,
         pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
     ) async throws -> PageLocalization {
         let listed = rewriter.references(in: page, pageURL: pageURL)
@@ -41,6 +43,7 @@ public struct PageLocalizer: Sendable {
             guard reference.rewritten, let url = reference.url, seen.insert(url).inserted else { return nil }
             return WebURL(url)
         }
+        imagesFound?(urls.count)
         var live: RewriteResult?
         if mode == .live {
             let rewritten = rewriter.rewrite(page, pageURL: pageURL)

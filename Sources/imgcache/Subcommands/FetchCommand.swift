@@ -65,7 +65,16 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Comma-separated image extensions to localise.")
     var extensions: String = LocalImageNaming.defaultExtensions.sorted().joined(separator: ",")
 
-    @Flag(help: "Print nothing but failures and warnings.")
+    @Option(help: "Print every event (started, finished, failed, refresh) on standard output: ndjson.")
+    var events: EventsFormat?
+
+    @Option(help: "Seconds downloads must have been idle before a refresh event (0 allowed).")
+    var debounce: Double = 2
+
+    @Option(name: .customLong("on-refresh"), help: "Shell command run after each refresh, with IMGCACHE_DOWNLOADED, IMGCACHE_FAILED, … set.")
+    var onRefresh: String?
+
+    @Flag(help: "No progress display and no per-page summary; failures and warnings still go to standard error.")
     var quiet = false
 
     func validate() throws {
@@ -80,6 +89,7 @@ struct FetchCommand: AsyncParsableCommand {
         if let maxCacheSize, maxCacheSize < 1 { throw ValidationError("--max-cache-size must be at least 1 byte.") }
         if let proxy, ProxySettings(proxy: proxy) == nil { throw ValidationError("--proxy '\(proxy)' is not an http://host:port URL.") }
         if imageExtensions.isEmpty { throw ValidationError("--extensions needs at least one extension, such as jpg,png.") }
+        if !(debounce >= 0) { throw ValidationError("--debounce cannot be negative.") }
     }
 
     private var imageExtensions: Set<String> {
@@ -104,17 +114,29 @@ struct FetchCommand: AsyncParsableCommand {
             retries: retries, maxBytes: maxBytes, userAgent: userAgent,
             allowedHosts: allowHosts.isEmpty ? nil : Set(allowHosts),
             acceptedFormats: ImageFormat.accepted(forExtensions: imageExtensions))
-        let downloader = ImageDownloader(transport: transport, store: store, policy: policy)
         let rewriteOptions = RewriteOptions(naming: naming, referenceStyle: .relativePath(RelativePath.from(folder: out, to: cacheFolder)))
+        let style = rewriteOptions.referenceStyle
+        let printer = events.map { _ in EventPrinter(localPath: { style.reference(to: $0) }) }
+        let progress = quiet ? nil : ProgressDisplay()
+        let hook = onRefresh.map(RefreshHook.init(command:))
+        let notifier = RefreshNotifier(debounce: .milliseconds(Int64(debounce * 1000)), notificationCenter: nil) { event in
+            printer?.print(event)
+            progress?.record(event)
+            if case .refresh(let summary) = event { hook?.run(summary) }
+        }
+        let downloader = ImageDownloader(transport: transport, store: store, policy: policy, onEvent: notifier.record)
 
         var report = FetchManifest(cacheDirectory: cacheFolder)
         var ioFailed = false
         var failures: [DownloadOutcome] = []
+        var notes: [String] = []
         for input in inputs {
             do {
-                let (page, failed) = try await localize(input, rewriteOptions: rewriteOptions, downloader: downloader, transport: transport)
+                let (page, failed, note) = try await localize(input, rewriteOptions: rewriteOptions, downloader: downloader,
+                                                              transport: transport, progress: progress)
                 report.pages.append(page)
                 failures += failed
+                notes.append(note)
             } catch let error as PageLoadError {
                 Diagnostics.error(error.description)
                 ioFailed = true
@@ -123,6 +145,9 @@ struct FetchCommand: AsyncParsableCommand {
                 ioFailed = true
             }
         }
+        _ = await notifier.finishInputAndWait()
+        progress?.finish()
+        if !quiet { notes.forEach(Diagnostics.note) }
         await transport.shutdown()
 
         let manifestPath = manifest ?? (out as NSString).appendingPathComponent("imgcache-manifest.json")
@@ -140,7 +165,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     private func localize(_ input: String, rewriteOptions: RewriteOptions, downloader: ImageDownloader,
-                          transport: any ImageTransport) async throws -> (FetchManifest.Page, [DownloadOutcome]) {
+                          transport: any ImageTransport, progress: ProgressDisplay?) async throws -> (FetchManifest.Page, [DownloadOutcome], String) {
         var options = rewriteOptions
         let bytes: [UInt8]
         let pageURL: WebURL?
@@ -159,21 +184,24 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let destination = (out as NSString).appendingPathComponent(outputName)
         let localizer = PageLocalizer(rewriter: ImageRewriter(options: options), downloader: downloader)
-        let result = try await localizer.localize(bytes, pageURL: pageURL, mode: mode.mode) { rewritten in
+        let result = try await localizer.localize(bytes, pageURL: pageURL, mode: mode.mode, imagesFound: { progress?.addImages($0) }) { rewritten in
             try AtomicFile.write(rewritten.bytes, to: destination)
         }
         for warning in result.page.warnings { Diagnostics.warn("\(input): \(warning)") }
-        if !quiet {
-            let counts = Dictionary(grouping: result.outcomes.values, by: \.status).mapValues(\.count)
-            let summary = [DownloadStatus.downloaded, .revalidated, .cached, .failed, .skipped]
-                .compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
-                .joined(separator: ", ")
-            Diagnostics.note("\(input): \(result.outcomes.count) images (\(summary.isEmpty ? "none" : summary)) -> \(destination)")
-        }
+        let counts = Dictionary(grouping: result.outcomes.values, by: \.status).mapValues(\.count)
+        let summary = [DownloadStatus.downloaded, .revalidated, .cached, .failed, .skipped]
+            .compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+            .joined(separator: ", ")
+        let note = "\(input): \(result.outcomes.count) images (\(summary.isEmpty ? "none" : summary)) -> \(destination)"
         let page = FetchManifest.Page(input: input, output: destination, pageURL: pageURL?.serialized,
                                       references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes))
-        return (page, result.failures)
+        return (page, result.failures, note)
     }
+}
+
+/// `--events`: the one format there is.
+enum EventsFormat: String, ExpressibleByArgument, CaseIterable {
+    case ndjson
 }
 
 /// `--mode`, spelled as the library's `FetchMode`.

@@ -144,6 +144,40 @@ struct FetchCommandTests {
         try await server.shutdown()
     }
 
+    @Test("--events ndjson prints every event, one refresh at the end runs --on-refresh with the summary, progress goes to stderr")
+    func eventsAndRefresh() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        server.route("/b.gif", .image(bytes: TestImages.gif(), contentType: "image/gif", delay: .milliseconds(100)))
+        server.route("/c.png", .status(404))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png><img src=b.gif><img src=c.png><img src=a.png>")
+        let outcome = try await run([
+            "fetch", "page.html", "--base-url", server.url("/"), "--out", "out", "--retries", "0", "--events", "ndjson",
+            "--on-refresh", "echo \"$IMGCACHE_DOWNLOADED $IMGCACHE_FAILED $IMGCACHE_BYTES\" > refreshed.txt",
+        ], in: folder)
+        #expect(outcome.status == 2)
+        let events = outcome.stdout.text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let names = events.compactMap { $0["event"] as? String }
+        #expect(names.count == outcome.stdout.text.split(separator: "\n").count, "every line is a JSON object")
+        #expect(names.filter { $0 == "started" }.count == 3)
+        #expect(names.filter { $0 == "finished" }.count == 2)
+        #expect(names.filter { $0 == "failed" }.count == 1)
+        #expect(names.last == "refresh")
+        #expect(names.filter { $0 == "refresh" }.count == 1)
+        let failed = try #require(events.first { $0["event"] as? String == "failed" })
+        #expect(failed["url"] as? String == server.url("/c.png"))
+        #expect((failed["localPath"] as? String)?.hasPrefix("images/") == true)
+        let refresh = try #require(events.last)
+        #expect(refresh["downloaded"] as? Int == 2)
+        let bytes = TestImages.png().count + TestImages.gif().count
+        #expect(try String(contentsOfFile: folder.path("refreshed.txt"), encoding: .utf8) == "2 1 \(bytes)\n")
+        #expect(outcome.stderr.contains("imgcache: 3/3 images"))
+        try await server.shutdown()
+    }
+
     @Test("usage errors name the option")
     func usage() async throws {
         let folder = try TemporaryFolder()

@@ -1,0 +1,29 @@
+import Foundation
+import ImgCache
+
+/// Writes every image event as one JSON object per line on standard output (`--events ndjson`),
+/// for scripts that watch a fetch.
+struct EventPrinter: Sendable {
+    /// Maps absolute URLs to the path the page uses for them.
+    let localPath: @Sendable (_ localName: String) -> String
+
+    func print(_ event: ImageEvent) {
+        var object: [String: Any]
+        switch event {
+        case .started(let url, let localName):
+            object = ["event": "started", "url": url, "localPath": localPath(localName)]
+        case .finished(let outcome), .failed(let outcome):
+            object = ["event": outcome.status == .failed ? "failed" : "finished", "url": outcome.url,
+                      "localPath": localPath(outcome.localName), "status": outcome.status.rawValue, "bytes": outcome.byteCount]
+            if let type = outcome.contentType { object["contentType"] = type }
+            if let error = outcome.error { object["error"] = error }
+        case .refresh(let summary):
+            object = ["event": "refresh", "downloaded": summary.downloaded, "revalidated": summary.revalidated,
+                      "cached": summary.cached, "skipped": summary.skipped, "bytes": summary.bytes,
+                      "elapsed": summary.elapsedSeconds, "reason": summary.reason.rawValue,
+                      "failed": summary.failed.map { ["url": $0.url, "reason": $0.reason] }]
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        FileHandle.standardOutput.write(data + Data([0x0A]))
+    }
+}
