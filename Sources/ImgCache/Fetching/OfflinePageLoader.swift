@@ -1,0 +1,95 @@
+public import Foundation
+
+/// A page made available offline for an app's web view: written now, its images arriving.
+public struct OfflinePage: Sendable {
+    /// The rewritten page file, inside the cache folder.
+    public let fileURL: URL
+    /// The folder a web view must be allowed to read: the cache folder, which holds the page and its images.
+    public let readAccessURL: URL
+    /// What the rewriter found and did.
+    public let rewrite: RewriteResult
+    /// The downloads, running; await `value` for their outcomes.
+    public let downloads: Task<[DownloadOutcome], Never>
+}
+
+/// The app-facing pipeline: rewrite a page for the local cache at once (live mode), write it
+/// into the cache folder, download the missing images in the background, and announce a
+/// refresh through `notifier` when they are in.
+///
+/// Show the page with `WKWebView.loadFileURL(page.fileURL, allowingReadAccessTo: page.readAccessURL)`
+/// and reload on the refresh; or serve images from `image(for:)` through a custom URL scheme
+/// handler (use `LocalReferenceStyle.urlPrefix("imgcache://")`) and skip the reload.
+public final class OfflinePageLoader: Sendable {
+    /// The cache the images go to; the page is written beside them.
+    public let store: ImageCacheStore
+    /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
+    public let notifier: RefreshNotifier
+    private let downloader: ImageDownloader
+    private let transport: any ImageTransport
+    private let referenceStyle: LocalReferenceStyle
+
+    /// Creates a loader.
+    /// - Parameters:
+    ///   - store: the cache folder (the page files are written into it too).
+    ///   - transport: `URLSessionTransport()` in an app, or the AsyncHTTPClient one.
+    ///   - policy: download limits and rules.
+    ///   - referenceStyle: how the page refers to images; the default, a path relative to the page,
+    ///     suits `loadFileURL`; `.urlPrefix("imgcache://")` suits a scheme handler.
+    ///   - debounce: how long downloads must be idle before a refresh.
+    ///   - notificationCenter: where refreshes are also posted as `.imgcacheRefresh` (nil: nowhere).
+    public init(store: ImageCacheStore, transport: any ImageTransport, policy: DownloadPolicy = DownloadPolicy(),
+                referenceStyle: LocalReferenceStyle = .relativePath("."), debounce: Duration = .seconds(2),
+                notificationCenter: NotificationCenter? = .default) {
+        self.store = store
+        self.transport = transport
+        self.referenceStyle = referenceStyle
+        let notifier = RefreshNotifier(debounce: debounce, notificationCenter: notificationCenter)
+        self.notifier = notifier
+        self.downloader = ImageDownloader(transport: transport, store: store, policy: policy, onEvent: notifier.record)
+    }
+
+    /// The number of downloads under way.
+    public var outstandingCount: Int { downloader.outstandingCount }
+
+    /// Rewrites `html` for the cache, writes it into the cache folder as `pageName`, and starts
+    /// downloading its images. Returns as soon as the page file is written.
+    /// - Throws: `FileError` when the page cannot be written.
+    public func open(html: [UInt8], pageURL: WebURL?, pageName: String = "index.html",
+                     transportEncodingLabel: String? = nil) throws -> OfflinePage {
+        var options = RewriteOptions(naming: store.naming, referenceStyle: referenceStyle)
+        options.transportEncodingLabel = transportEncodingLabel
+        let rewriter = ImageRewriter(options: options)
+        let rewrite = rewriter.rewrite(html, pageURL: pageURL)
+        let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
+        try AtomicFile.write(rewrite.bytes, to: pagePath)
+        var seen: Set<String> = []
+        let urls = rewrite.references.compactMap { reference -> WebURL? in
+            guard reference.rewritten, let url = reference.url, seen.insert(url).inserted else { return nil }
+            return WebURL(url)
+        }
+        let downloader = self.downloader
+        let downloads = Task { await downloader.fetchAll(urls) }
+        return OfflinePage(fileURL: URL(fileURLWithPath: pagePath),
+                           readAccessURL: URL(fileURLWithPath: store.directory, isDirectory: true),
+                           rewrite: rewrite, downloads: downloads)
+    }
+
+    /// Fetches the page at `url` (its final URL is the base, its charset the encoding), then
+    /// does what `open(html:pageURL:)` does.
+    /// - Throws: `PageLoadError` when the page cannot be fetched, `FileError` when it cannot be written.
+    public func open(url: WebURL, pageName: String = "index.html") async throws -> OfflinePage {
+        let page = try await PageLoader.load(url, transport: transport)
+        return try open(html: page.bytes, pageURL: page.url, pageName: pageName, transportEncodingLabel: page.charset)
+    }
+
+    /// The cached bytes and content type of an image, by its absolute URL: what a custom URL
+    /// scheme handler serves. Nil while it is not (or not intact) in the cache.
+    public func image(for url: WebURL) -> (bytes: [UInt8], contentType: String?)? {
+        store.contents(for: url).map { ($0.bytes, $0.metadata.contentType) }
+    }
+
+    /// The same, by the local name a page rewritten with `.urlPrefix` asks for.
+    public func image(forLocalName localName: String) -> (bytes: [UInt8], contentType: String?)? {
+        store.contents(forLocalName: localName).map { ($0.bytes, $0.metadata.contentType) }
+    }
+}

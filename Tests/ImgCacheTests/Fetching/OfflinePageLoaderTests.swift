@@ -1,0 +1,65 @@
+import Foundation
+import ImgCacheHTTPClient
+import ImgCacheTestSupport
+import Testing
+@testable import ImgCache
+
+@Suite("Offline pages for apps")
+struct OfflinePageLoaderTests {
+    @Test("the page is written into the cache folder at once, fully rewritten; the refresh comes when the images are in")
+    func liveOpen() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/slow.png", .image(bytes: TestImages.png(width: 3, height: 3), contentType: "image/png", delay: .milliseconds(400)))
+        server.route("/fast.gif", .image(bytes: TestImages.gif(), contentType: "image/gif"))
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("cache"))
+        let transport = AsyncHTTPClientTransport()
+        let loader = OfflinePageLoader(store: store, transport: transport, debounce: .milliseconds(50), notificationCenter: nil)
+        let refreshes = loader.notifier.events()
+
+        let page = try loader.open(html: Array("<img src=slow.png><p style='background:url(fast.gif)'>".utf8),
+                                   pageURL: WebURL(server.url("/article.html")))
+        let naming = LocalImageNaming()
+        let slow = naming.localName(for: WebURL(server.url("/slow.png"))!)!
+        let fast = naming.localName(for: WebURL(server.url("/fast.gif"))!)!
+        #expect(page.fileURL.path == folder.path("cache/index.html"))
+        #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=\(slow)><p style='background:url(\(fast))'>")
+        #expect(loader.image(for: WebURL(server.url("/slow.png"))!) == nil, "not downloaded yet")
+
+        var summary: RefreshSummary?
+        for await event in refreshes {
+            if case .refresh(let found) = event {
+                summary = found
+                break
+            }
+        }
+        #expect(summary?.downloaded == 2)
+        #expect(loader.outstandingCount == 0)
+        let image = try #require(loader.image(forLocalName: slow))
+        #expect(image.bytes == TestImages.png(width: 3, height: 3))
+        #expect(image.contentType == "image/png")
+        #expect(FileManager.default.fileExists(atPath: folder.path("cache/\(fast)")))
+        #expect(await page.downloads.value.allSatisfy { $0.status == .downloaded })
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("a page opened by URL uses its final URL as the base")
+    func openURL() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/go", .redirect(to: "/docs/page.html"))
+        server.route("/docs/page.html", .status(200, body: Array("<img src=a.png>".utf8), contentType: "text/html; charset=utf-8"))
+        server.route("/docs/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        let transport = AsyncHTTPClientTransport()
+        let loader = OfflinePageLoader(store: try ImageCacheStore(directory: folder.path("cache")), transport: transport,
+                                       referenceStyle: .urlPrefix("imgcache://"), notificationCenter: nil)
+        let page = try await loader.open(url: WebURL(server.url("/go"))!, pageName: "docs.html")
+        let name = LocalImageNaming().localName(for: WebURL(server.url("/docs/a.png"))!)!
+        #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=imgcache://\(name)>")
+        #expect(await page.downloads.value.map(\.status) == [.downloaded])
+        #expect(loader.image(forLocalName: name)?.contentType == "image/png")
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+}
