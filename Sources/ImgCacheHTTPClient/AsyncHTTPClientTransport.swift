@@ -1,94 +1,190 @@
 public import ImgCache
 import AsyncHTTPClient
 import NIOCore
-import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// The command line's transport: AsyncHTTPClient on SwiftNIO, about 10× faster than
-/// FoundationNetworking's URLSession on Linux for thousands of small images.
+/// An ``ImageTransport`` on AsyncHTTPClient (SwiftNIO): what the command line uses.
+///
+/// Redirects are not followed, the body is streamed and counted against `maxBytes` as it arrives
+/// (reading stops, and the connection is dropped, as soon as the limit is passed), and no
+/// `Accept-Encoding` is sent, so bodies arrive as stored.
+///
+/// Requests that ``ProxySettings`` sends to a proxy go through a second client configured for it,
+/// because AsyncHTTPClient's proxy is per client while `no_proxy` is per URL. AsyncHTTPClient
+/// reaches an HTTP proxy only through a `CONNECT` tunnel, for `http` URLs too (`CONNECT host:80`),
+/// so a proxy that allows `CONNECT` only to port 443 (Squid's default) refuses `http` images with
+/// `.connection`.
 public final class AsyncHTTPClientTransport: ImageTransport {
     private let direct: HTTPClient
-    // One client per proxy endpoint: no_proxy decides per URL, AsyncHTTPClient per client.
     private let proxied: [ProxySettings.Endpoint: HTTPClient]
     private let proxy: ProxySettings
 
-    /// Creates a transport.
+    /// Creates the transport and its HTTP clients (on NIO's shared event loop group, whose threads
+    /// outlive ``shutdown()``; the clients' connections do not).
+    ///
     /// - Parameters:
-    ///   - proxy: where requests go through (`ProxySettings.fromEnvironment()` honours `http_proxy` & co).
-    ///   - connectTimeout: the most a TCP (and TLS) connection may take.
-    ///   - readTimeout: the most the server may stay silent once connected.
-    ///   - maxConnectionsPerHost: connections kept to one host.
-    public init(proxy: ProxySettings = .direct, connectTimeout: Duration = .seconds(10), readTimeout: Duration = .seconds(30),
-                maxConnectionsPerHost: Int = 16) {
-        func client(_ endpoint: ProxySettings.Endpoint?) -> HTTPClient {
+    ///   - proxy: which requests go through which proxy; direct connections by default.
+    ///   - connectTimeout: the longest wait for a TCP (and TLS) connection to be set up.
+    ///   - readTimeout: the longest silence while waiting for response bytes.
+    ///   - maxConnectionsPerHost: how many connections to one host the pool keeps open at once.
+    public init(
+        proxy: ProxySettings = .direct,
+        connectTimeout: Duration = .seconds(10),
+        readTimeout: Duration = .seconds(30),
+        maxConnectionsPerHost: Int = 16
+    ) {
+        func makeClient(_ proxy: HTTPClient.Configuration.Proxy?) -> HTTPClient {
             var configuration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow,
-                timeout: .init(connect: .nanoseconds(connectTimeout.nanoseconds), read: .nanoseconds(readTimeout.nanoseconds)),
-                proxy: endpoint.map { .server(host: $0.host, port: $0.port) })
-            configuration.connectionPool = .init(idleTimeout: .seconds(60),
-                                                 concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maxConnectionsPerHost))
-            configuration.decompression = .disabled
-            return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                timeout: .init(connect: TimeAmount(connectTimeout), read: TimeAmount(readTimeout)),
+                connectionPool: .init(
+                    idleTimeout: .seconds(60),
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maxConnectionsPerHost)),
+                proxy: proxy,
+                decompression: .disabled)
+            // A refused or failed connect fails the request at once (as `.connection`) instead of
+            // being retried by the pool until the deadline: retrying is the downloader's decision.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         }
         self.proxy = proxy
-        direct = client(nil)
+        self.direct = makeClient(nil)
         var proxied: [ProxySettings.Endpoint: HTTPClient] = [:]
         for endpoint in [proxy.httpProxy, proxy.httpsProxy].compactMap({ $0 }) where proxied[endpoint] == nil {
-            proxied[endpoint] = client(endpoint)
+            proxied[endpoint] = makeClient(.server(host: endpoint.host, port: endpoint.port))
         }
         self.proxied = proxied
     }
 
-    /// GETs the URL; a 3xx comes back as it is. Reads the body as it streams in and stops at `maxBytes`.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try Task.checkCancellation()
-        var outgoing = HTTPClientRequest(url: request.url)
-        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
-        let client = proxy.proxy(for: request.url).flatMap { proxied[ProxySettings.Endpoint(host: $0.host, port: $0.port)] } ?? direct
-        let remaining = max(.milliseconds(1), request.deadline - ContinuousClock.now)
-        do {
-            let response = try await client.execute(outgoing, timeout: .nanoseconds(remaining.nanoseconds))
-            let declared = response.headers.first(name: "Content-Length").flatMap(Int.init)
-            if let declared, declared > request.maxBytes { throw TransportError.tooLarge(limit: request.maxBytes) }
-            var body: [UInt8] = []
-            body.reserveCapacity(min(declared ?? 0, request.maxBytes))
-            for try await chunk in response.body {
-                guard body.count + chunk.readableBytes <= request.maxBytes else { throw TransportError.tooLarge(limit: request.maxBytes) }
-                body += chunk.readableBytesView
-                if ContinuousClock.now >= request.deadline { throw TransportError.timedOut }
-            }
-            if let declared, body.count < declared {
-                throw TransportError.connection("truncated: \(body.count) of \(declared) bytes")
-            }
-            return TransportResponse(status: Int(response.status.code),
-                                     headers: response.headers.map { (name: $0.name, value: $0.value) }, body: body)
-        } catch let error as TransportError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as HTTPClientError {
-            switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout, .getConnectionFromPoolTimeout:
-                throw TransportError.timedOut
-            case .cancelled where Task.isCancelled:
-                throw CancellationError()
-            default:
-                throw TransportError.connection("\(error)")
-            }
-        } catch {
-            throw TransportError.connection("\(error)")
+    deinit {
+        // A safety net: ``shutdown()`` is the contract, but a transport dropped without it (say, after
+        // an early throw) must neither leak its connections nor trip AsyncHTTPClient's debug-build
+        // precondition on clients that are deinitialised while running. Non-blocking, and a no-op
+        // (an `alreadyShutdown` failure) for clients already shut down.
+        for client in [direct] + Array(proxied.values) {
+            _ = client.shutdown() as EventLoopFuture<Void>
         }
     }
 
-    /// Shuts the clients down.
+    /// Sends one GET; see ``ImageTransport/send(_:)``.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try Task.checkCancellation()
+        let lowercasedURL = request.url.lowercased()
+        guard lowercasedURL.hasPrefix("http://") || lowercasedURL.hasPrefix("https://") else {
+            throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
+        }
+        let remaining = request.deadline - ContinuousClock.now
+        guard remaining > .zero else { throw TransportError.timedOut }
+
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = .GET
+        for header in request.headers {
+            outgoing.headers.add(name: header.name, value: header.value)
+        }
+        let client = self.client(for: request.url)
+        let prepared = outgoing
+        let nioDeadline = NIODeadline.now() + TimeAmount(remaining)
+
+        do {
+            // AsyncHTTPClient's deadline covers only the wait for the response head, so the body
+            // is raced against a timer as well: whichever ends first wins, the other is cancelled
+            // (cancelling the body's iteration makes AsyncHTTPClient drop the connection).
+            return try await withThrowingTaskGroup(of: TransportResponse.self) { group in
+                group.addTask {
+                    try await Self.exchange(prepared, on: client, deadline: nioDeadline, maxBytes: request.maxBytes)
+                }
+                group.addTask {
+                    try await Task.sleep(until: request.deadline, clock: .continuous)
+                    throw TransportError.timedOut
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch {
+            throw Self.transportError(for: error)
+        }
+    }
+
+    /// Shuts the clients down, closing their connections; requests still in flight fail.
     public func shutdown() async {
         for client in [direct] + Array(proxied.values) {
             try? await client.shutdown()
         }
     }
-}
 
-extension Duration {
-    var nanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    private func client(for url: String) -> HTTPClient {
+        guard let (host, port) = proxy.proxy(for: url) else { return direct }
+        return proxied[ProxySettings.Endpoint(host: host, port: port)] ?? direct
+    }
+
+    /// The request, the head, and the body read up to `maxBytes`.
+    private static func exchange(
+        _ outgoing: HTTPClientRequest, on client: HTTPClient, deadline: NIODeadline, maxBytes: Int
+    ) async throws -> TransportResponse {
+        let response = try await client.execute(outgoing, deadline: deadline)
+        let status = Int(response.status.code)
+        let mayHaveBody = !(100..<200).contains(status) && status != 204 && status != 304
+        let declared = mayHaveBody ? response.headers.first(name: "Content-Length").flatMap { Int($0) } : nil
+        if let declared, declared > maxBytes {
+            // Returning without reading the body makes AsyncHTTPClient close the connection.
+            throw TransportError.tooLarge(limit: maxBytes)
+        }
+
+        var body: [UInt8] = []
+        body.reserveCapacity(min(declared ?? 64 * 1024, maxBytes))
+        do {
+            for try await chunk in response.body {
+                guard body.count + chunk.readableBytes <= maxBytes else {
+                    throw TransportError.tooLarge(limit: maxBytes)
+                }
+                body.append(contentsOf: chunk.readableBytesView)
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch where !Task.isCancelled {
+            // e.g. the server closed the connection before Content-Length bytes (a parser error).
+            if let declared, body.count < declared {
+                throw TransportError.connection("truncated: \(body.count) of \(declared) bytes (\(describe(error)))")
+            }
+            throw error
+        }
+        if let declared, body.count < declared {
+            throw TransportError.connection("truncated: \(body.count) of \(declared) bytes")
+        }
+        return TransportResponse(
+            status: status,
+            headers: response.headers.map { (name: $0.name, value: $0.value) },
+            body: body)
+    }
+
+    /// Maps whatever AsyncHTTPClient or NIO threw to `TransportError` (or `CancellationError`).
+    static func transportError(for error: any Error) -> any Error {
+        if let error = error as? TransportError { return error }
+        if error is CancellationError || Task.isCancelled { return CancellationError() }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .getConnectionFromPoolTimeout,
+                .httpProxyHandshakeTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
+                return TransportError.timedOut
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return TransportError.invalidRequest(error.shortDescription)
+            default:
+                return TransportError.connection(describe(error))
+            }
+        }
+        return TransportError.connection(describe(error))
+    }
+
+    /// A short, readable reason for a connection-level error.
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError { return error.shortDescription.lowercased() }
+        // NIO's own text names the system call ("read(descriptor:pointer:size:): …"): the errno's
+        // message is what a person needs.
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        return String(describing: error)
     }
 }

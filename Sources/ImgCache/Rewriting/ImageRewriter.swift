@@ -1,3 +1,5 @@
+internal import CLibXML2
+
 /// Finds every image reference in an HTML page and replaces its URL with a local path,
 /// leaving every other byte of the page as it was.
 ///
@@ -49,6 +51,7 @@ public struct ImageRewriter: Sendable {
 
         var analysis = working.withUnsafeBufferPointer { analyse($0, encoding: workingEncoding, pageURL: pageURL) }
         warnings += analysis.warnings
+        releaseFreedMemory(afterPageOf: working.count)
         guard splice, analysis.rewrittenCount > 0 else {
             return RewriteResult(bytes: page, references: analysis.references, encoding: encoding,
                                  encodingSource: sniffed.source, warnings: warnings)
@@ -67,6 +70,14 @@ public struct ImageRewriter: Sendable {
         }
         return RewriteResult(bytes: output, references: analysis.references, encoding: encoding,
                              encodingSource: sniffed.source, warnings: warnings)
+    }
+
+    /// Hands the memory the scan used (libxml2's copy of the page, the slots) back to the system
+    /// before the output page is allocated, so that a large page's peak stays near input + output.
+    private func releaseFreedMemory(afterPageOf size: Int) {
+        #if os(Linux)
+        if size >= 4 << 20 { _ = malloc_trim(0) }
+        #endif
     }
 
     private struct Analysis {

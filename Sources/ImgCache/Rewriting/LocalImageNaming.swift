@@ -81,7 +81,7 @@ public struct LocalImageNaming: Sendable, Hashable {
         if withoutFragment.withContiguousStorageIfAvailable({ hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }) == nil {
             hasher.update(data: Array(withoutFragment))
         }
-        var digest = SIMD32<UInt8>()
+        var digest = LocalName.Digest()
         for (i, byte) in hasher.finalize().enumerated() {
             digest[i] = byte
         }

@@ -1,7 +1,48 @@
 /// A cache file name held as the 32 bytes of its SHA-256 digest plus its extension, and
 /// spelled out only when asked: a page with 100,000 images keeps no 100,000 name strings.
 struct LocalName: Hashable, Sendable {
-    let digest: SIMD32<UInt8>
+    /// The 32 digest bytes, big-endian in four words: 8-byte aligned, unlike a SIMD vector, so a
+    /// reference holding one stays small.
+    struct Digest: Hashable, Sendable {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        subscript(index: Int) -> UInt8 {
+            get {
+                let word: UInt64
+                switch index / 8 {
+                case 0: word = words.0
+                case 1: word = words.1
+                case 2: word = words.2
+                default: word = words.3
+                }
+                return UInt8(truncatingIfNeeded: word >> UInt64(8 * (7 - index % 8)))
+            }
+            set {
+                let shift = UInt64(8 * (7 - index % 8))
+                let mask = ~(UInt64(0xFF) << shift)
+                let value = UInt64(newValue) << shift
+                switch index / 8 {
+                case 0: words.0 = words.0 & mask | value
+                case 1: words.1 = words.1 & mask | value
+                case 2: words.2 = words.2 & mask | value
+                default: words.3 = words.3 & mask | value
+                }
+            }
+        }
+
+        static func == (lhs: Digest, rhs: Digest) -> Bool {
+            lhs.words == rhs.words
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+            hasher.combine(words.2)
+            hasher.combine(words.3)
+        }
+    }
+
+    let digest: Digest
     /// Lowercase, already safe to write into a page.
     let pathExtension: String
     /// Whether the name sits in a two-hex-digit subfolder.
@@ -33,7 +74,7 @@ struct LocalName: Hashable, Sendable {
         name += pathExtension.utf8
     }
 
-    init(digest: SIMD32<UInt8>, pathExtension: String, fanOut: Bool) {
+    init(digest: Digest, pathExtension: String, fanOut: Bool) {
         self.digest = digest
         self.pathExtension = pathExtension
         self.fanOut = fanOut
@@ -48,7 +89,7 @@ struct LocalName: Hashable, Sendable {
             text = text.dropFirst(3)
         }
         guard let dot = text.firstIndex(of: "."), text.distance(from: text.startIndex, to: dot) == 64 else { return nil }
-        var digest = SIMD32<UInt8>()
+        var digest = Digest()
         let hex = Array(text[..<dot].utf8)
         for i in 0..<32 {
             guard let high = Self.value(hex[2 * i]), let low = Self.value(hex[2 * i + 1]) else { return nil }
