@@ -51,12 +51,25 @@ public actor ImageDownloader {
 
     /// Fetches every URL (each once), concurrently within the limits; outcomes in input order.
     public nonisolated func fetchAll(_ urls: [WebURL]) async -> [DownloadOutcome] {
-        await withTaskGroup(of: (Int, DownloadOutcome).self) { group in
-            for (index, url) in urls.enumerated() {
-                group.addTask { (index, await self.fetch(url)) }
-            }
+        // A sliding window of tasks, not one task per URL: 2,000 suspended tasks would hold
+        // megabytes of async frames while they wait for the semaphores.
+        let window = max(1, policy.concurrency * 2)
+        return await withTaskGroup(of: (Int, DownloadOutcome).self) { group in
             var outcomes = [DownloadOutcome?](repeating: nil, count: urls.count)
-            for await (index, outcome) in group { outcomes[index] = outcome }
+            var next = 0
+            while next < min(window, urls.count) {
+                let (index, url) = (next, urls[next])
+                group.addTask { (index, await self.fetch(url)) }
+                next += 1
+            }
+            while let (index, outcome) = await group.next() {
+                outcomes[index] = outcome
+                if next < urls.count {
+                    let (index, url) = (next, urls[next])
+                    group.addTask { (index, await self.fetch(url)) }
+                    next += 1
+                }
+            }
             return outcomes.compactMap { $0 }
         }
     }

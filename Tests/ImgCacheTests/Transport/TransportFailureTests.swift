@@ -1,0 +1,105 @@
+import ImgCache
+import ImgCacheTestSupport
+import Testing
+
+/// Broken exchanges: truncated bodies, resets, slow servers, cancellation.
+@Suite("Transport failures")
+struct TransportFailureTests {
+    @Test(arguments: TransportKind.allCases)
+    func truncatedBodyIsAConnectionError(kind: TransportKind) async throws {
+        try await withTransport(kind) { server, transport in
+            let png = TestImages.png(width: 8, height: 8)
+            server.route("/t.png", .truncated(bytes: Array(png.prefix(20)), declaredLength: png.count))
+            let error = await transportError { try await transport.send(.get(server.url("/t.png"))) }
+            guard case .connection(let reason) = error as? TransportError else {
+                Issue.record("expected .connection, got \(String(describing: error))")
+                return
+            }
+            #expect(reason.contains("truncated"))
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func resetIsAConnectionError(kind: TransportKind) async throws {
+        try await withTransport(kind) { server, transport in
+            server.route("/r.png", .reset)
+            let error = await transportError { try await transport.send(.get(server.url("/r.png"))) }
+            guard case .connection = error as? TransportError else {
+                Issue.record("expected .connection, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func slowBodyTimesOutAtTheDeadline(kind: TransportKind) async throws {
+        try await withTransport(kind) { server, transport in
+            server.route("/slow.png", .drip(bytes: TestImages.png(width: 4, height: 4), interval: .milliseconds(100)))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = await transportError {
+                try await transport.send(.get(server.url("/slow.png"), timeout: .milliseconds(300)))
+            }
+            let elapsed = clock.now - start
+            #expect(error as? TransportError == .timedOut)
+            #expect(elapsed >= .milliseconds(250))
+            #expect(elapsed < .seconds(2))
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func slowHeadTimesOutAtTheDeadline(kind: TransportKind) async throws {
+        try await withTransport(kind) { server, transport in
+            server.route("/late.png", .status(200, delay: .seconds(3)))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = await transportError {
+                try await transport.send(.get(server.url("/late.png"), timeout: .milliseconds(300)))
+            }
+            #expect(error as? TransportError == .timedOut)
+            #expect(clock.now - start < .seconds(2))
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func pastDeadlineTimesOutWithoutSending(kind: TransportKind) async throws {
+        try await withTransport(kind) { server, transport in
+            server.route("/a.png", .image(bytes: TestImages.gif(), contentType: "image/gif"))
+            let request = TransportRequest(url: server.url("/a.png"), maxBytes: 1_000, deadline: .now - .seconds(1))
+            let error = await transportError { try await transport.send(request) }
+            #expect(error as? TransportError == .timedOut)
+            #expect(server.totalRequests == 0)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cancellationPropagates(kind: TransportKind) async throws {
+        try await withTransport(kind) { server, transport in
+            server.route("/slow.png", .drip(bytes: TestImages.png(width: 4, height: 4), interval: .milliseconds(100)))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let task = Task { try await transport.send(.get(server.url("/slow.png"), timeout: .seconds(30))) }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            let result = await task.result
+            #expect(throws: CancellationError.self) { try result.get() }
+            // Well before the deadline (the bound is loose: a busy test process can be slow).
+            #expect(clock.now - start < .seconds(10))
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func refusedConnectionIsAConnectionError(kind: TransportKind) async throws {
+        // A port that was just listening and is now closed refuses connections.
+        let server = try await TestImageServer.start()
+        let url = server.url("/a.png")
+        try await server.shutdown()
+        let transport = kind.make()
+        let error = await transportError { try await transport.send(.get(url)) }
+        await transport.shutdown()
+        guard case .connection = error as? TransportError else {
+            Issue.record("expected .connection, got \(String(describing: error))")
+            return
+        }
+    }
+}
