@@ -41,6 +41,7 @@ let package = Package(
             dependencies: [
                 "ImgCache",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -49,24 +50,24 @@ let package = Package(
             dependencies: [
                 "ImgCache",
                 "ImgCacheHTTPClient",
+                "ImgCacheTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
-        // A real HTTP server for tests, with fault injection.
+        // A real HTTP server with fault injection, for the tests and `imgcache demo`.
         .target(
-            name: "ImgCacheTestSupport",
+            name: "ImgCacheTestServer",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            path: "Tests/ImgCacheTestSupport",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ImgCacheTests",
-            dependencies: ["ImgCache", "ImgCacheHTTPClient", "ImgCacheTestSupport", "imgcache"],
+            dependencies: ["ImgCache", "ImgCacheHTTPClient", "ImgCacheTestServer", "imgcache"],
             swiftSettings: strictSettings
         ),
     ]

@@ -9,6 +9,6 @@ struct IMGCacheCommand: AsyncParsableCommand {
             Exit status: 0 on success; 1 when a page or file could not be read or written; \
             2 when some images could not be localised (fetch); 64 for a usage error.
             """,
-        subcommands: [FetchCommand.self, RewriteCommand.self, ListCommand.self, CacheCommand.self]
+        subcommands: [FetchCommand.self, RewriteCommand.self, ListCommand.self, CacheCommand.self, DemoCommand.self]
     )
 }

@@ -43,6 +43,7 @@ final class HTMLScanner {
         var isRawText = false
         var isStyle = false
         var isPlaintext = false
+        var isVoid = false
     }
     private var svgDepth = 0
     private var inertDepth = 0
@@ -50,6 +51,12 @@ final class HTMLScanner {
 
     private static let inertElements: Set<String> = ["textarea", "title", "iframe", "xmp", "noembed", "noframes"]
     private static let rawTextElements: Set<String> = ["script", "style"]
+    /// HTML's void elements: they have no content, so they never become a parent. libxml2's HTML4
+    /// table does not know all of them (`source`, `track`, `wbr`, …) and keeps those open, which
+    /// would make a `picture`'s second `source` a child of its first.
+    private static let voidElements: Set<String> = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
+    ]
 
     private static let initialized: Bool = {
         xmlInitParser()
@@ -118,7 +125,7 @@ final class HTMLScanner {
             elementNames.append(name)
             elementFlags.append(ElementFlags(
                 isSVG: name == "svg", isInert: Self.inertElements.contains(name), isRawText: Self.rawTextElements.contains(name),
-                isStyle: name == "style", isPlaintext: name == "plaintext"))
+                isStyle: name == "style", isPlaintext: name == "plaintext", isVoid: Self.voidElements.contains(name)))
         }
         elementNameIDs[UnsafeRawPointer(cName)] = id
         return id
@@ -181,6 +188,8 @@ final class HTMLScanner {
             cursor = max(cursor, contentEnd)
         }
 
+        // In SVG, a tag with a void element's name is an ordinary (foreign) element.
+        if flags.isVoid && svgDepth == 0 { return }
         stack.append(id)
         if flags.isSVG { svgDepth += 1 }
         if flags.isInert { inertDepth += 1 }

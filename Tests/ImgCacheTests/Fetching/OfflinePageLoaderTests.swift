@@ -1,6 +1,6 @@
 import Foundation
 import ImgCacheHTTPClient
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 @testable import ImgCache
 

@@ -1,5 +1,5 @@
 import Foundation
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 
 #if canImport(FoundationNetworking)

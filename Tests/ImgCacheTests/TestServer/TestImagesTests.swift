@@ -1,4 +1,4 @@
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 
 /// Independent PNG checks (own CRC-32 / Adler-32, own chunk walk).

@@ -1,6 +1,6 @@
 import ImgCache
 import ImgCacheHTTPClient
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 
 /// The two `ImageTransport`s, so that every transport test runs against both.

@@ -1,5 +1,5 @@
 import ImgCache
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 
 /// Shutting down, and forgetting to.

@@ -1,5 +1,5 @@
 import ImgCache
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 
 /// `maxBytes`: from `Content-Length` before the body, and counted while the body arrives.

@@ -1,6 +1,6 @@
 import Foundation
 import ImgCache
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 
 /// Requests going through an HTTP proxy: the test server plays the proxy and records what reaches it.

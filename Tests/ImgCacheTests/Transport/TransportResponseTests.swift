@@ -1,5 +1,5 @@
 import ImgCache
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 
 /// What comes back when the server answers: bodies, headers and statuses, unchanged.
