@@ -1,27 +1,15 @@
-import Foundation
-
 /// The number of downloads under way, readable from any thread at any time: the number a web
 /// view waits on before it reloads.
-final class OutstandingCounter: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var count = 0
-    private let lock = NSLock()
+final class OutstandingCounter: Sendable {
+    private let count = ThreadLocked(0)
 
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
+    var value: Int { count.withLock { $0 } }
 
     func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
+        count.withLock { $0 += 1 }
     }
 
     func decrement() {
-        lock.lock()
-        count -= 1
-        lock.unlock()
+        count.withLock { $0 -= 1 }
     }
 }

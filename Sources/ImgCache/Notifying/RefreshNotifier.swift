@@ -47,7 +47,7 @@ public final class RefreshNotifier: Sendable {
     private let clock: NotifierClock
     private let notificationCenter: NotificationCenter?
     private let onEvent: (@Sendable (ImageEvent) -> Void)?
-    private let state = NotifierLock(NotifierState())
+    private let state = ThreadLocked(NotifierState())
 
     /// Creates a notifier.
     /// - Parameters:
@@ -473,19 +473,3 @@ private struct NotifierClock: Sendable {
     }
 }
 
-/// A value reachable only while holding a lock. `NSLock` rather than `Synchronization.Mutex`
-/// because the package supports macOS 13; it is held only for short, non-blocking bookkeeping.
-private final class NotifierLock<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

@@ -1,10 +1,9 @@
 import Foundation
 
-/// A value only reachable while holding a mutex, which is what makes ``ImageCacheStore``
-/// `Sendable` while it owns non-thread-safe pieces (the lock file and journal descriptors, the
-/// size index). `NSLock` rather than `Synchronization.Mutex` because the package still supports
-/// macOS 13; blocking inside is fine because the store's callers keep file I/O off the
-/// cooperative thread pool.
+/// A value only reachable while holding a mutex: what makes ``ImageCacheStore`` and
+/// ``RefreshNotifier`` `Sendable` while they own mutable state. `NSLock` rather than
+/// `Synchronization.Mutex` because the package still supports macOS 13. Hold it briefly: the
+/// store's callers keep its file I/O off the cooperative thread pool.
 final class ThreadLocked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

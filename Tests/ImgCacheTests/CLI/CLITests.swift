@@ -5,72 +5,72 @@ import Testing
 @Suite("imgcache rewrite / list")
 struct CLITests {
     @Test("rewrite writes the page into --out with paths into --cache-dir, relative to the page")
-    func rewriteToFolder() throws {
+    func rewriteToFolder() async throws {
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<p><img src=\"a.png\" alt=x></p>")
-        let outcome = try CommandRunner.run(["rewrite", "page.html", "--base-url", "https://example.com/", "--out", "Web", "--cache-dir", "Cache/images"], in: folder.url)
+        let outcome = try await CommandRunner.runOffPool(["rewrite", "page.html", "--base-url", "https://example.com/", "--out", "Web", "--cache-dir", "Cache/images"], in: folder.url)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let written = try String(contentsOfFile: folder.path("Web/page.html"), encoding: .utf8)
         #expect(written == "<p><img src=\"\(localPath("https://example.com/a.png", folder: "../Cache/images"))\" alt=x></p>")
     }
 
     @Test("--output - prints the page; --url-prefix replaces the folder")
-    func rewriteToStdout() throws {
+    func rewriteToStdout() async throws {
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<img src='/a.gif'>")
-        let outcome = try CommandRunner.run(["rewrite", "page.html", "--base-url", "https://example.com/x/", "--output", "-", "--url-prefix", "imgcache://"], in: folder.url)
+        let outcome = try await CommandRunner.runOffPool(["rewrite", "page.html", "--base-url", "https://example.com/x/", "--output", "-", "--url-prefix", "imgcache://"], in: folder.url)
         #expect(outcome.status == 0)
         #expect(outcome.stdout.text == "<img src='imgcache://\(LocalImageNaming().localName(for: WebURL("https://example.com/a.gif")!)!)'>")
     }
 
     @Test("without --base-url relative URLs are kept and a warning names the page")
-    func noBaseURL() throws {
+    func noBaseURL() async throws {
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<img src=a.png>")
-        let outcome = try CommandRunner.run(["rewrite", "page.html", "--output", "-"], in: folder.url)
+        let outcome = try await CommandRunner.runOffPool(["rewrite", "page.html", "--output", "-"], in: folder.url)
         #expect(outcome.status == 0)
         #expect(outcome.stdout.text == "<img src=a.png>")
         #expect(outcome.stderr.contains("page.html") && outcome.stderr.contains("relative"))
     }
 
     @Test("a missing page is an error that names it; other pages are still written")
-    func missingPage() throws {
+    func missingPage() async throws {
         let folder = try TemporaryFolder()
         try folder.write("good.html", "<img src=https://e.example/a.png>")
-        let outcome = try CommandRunner.run(["rewrite", "missing.html", "good.html", "--out", "out"], in: folder.url)
+        let outcome = try await CommandRunner.runOffPool(["rewrite", "missing.html", "good.html", "--out", "out"], in: folder.url)
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("missing.html") && outcome.stderr.contains("no such file"))
         #expect(FileManager.default.fileExists(atPath: folder.path("out/good.html")))
     }
 
     @Test("an unwritable output fails with a non-zero exit and leaves no partial or temporary file")
-    func unwritableOutput() throws {
+    func unwritableOutput() async throws {
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<img src=https://e.example/a.png>")
         try folder.write("blocker", "a file where a folder should be")
-        let outcome = try CommandRunner.run(["rewrite", "page.html", "--out", "blocker/sub"], in: folder.url)
+        let outcome = try await CommandRunner.runOffPool(["rewrite", "page.html", "--out", "blocker/sub"], in: folder.url)
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("blocker"))
         #expect(folder.allFiles() == ["blocker", "page.html"])
     }
 
     @Test("usage errors exit with 64 and say what is wrong")
-    func usageErrors() throws {
+    func usageErrors() async throws {
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<img src=a.png>")
-        let badURL = try CommandRunner.run(["rewrite", "page.html", "--out", "o", "--base-url", "not a url"], in: folder.url)
+        let badURL = try await CommandRunner.runOffPool(["rewrite", "page.html", "--out", "o", "--base-url", "not a url"], in: folder.url)
         #expect(badURL.status == 64)
         #expect(badURL.stderr.contains("--base-url"))
-        let noDestination = try CommandRunner.run(["rewrite", "page.html"], in: folder.url)
+        let noDestination = try await CommandRunner.runOffPool(["rewrite", "page.html"], in: folder.url)
         #expect(noDestination.status == 64)
         #expect(noDestination.stderr.contains("--out"))
     }
 
     @Test("list --json prints kind, original, url, localName and rewritten for every reference")
-    func listJSON() throws {
+    func listJSON() async throws {
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<img src=a.png srcset=\"b.png 2x\"><div style=\"background:url(c.webp)\"></div>")
-        let outcome = try CommandRunner.run(["list", "page.html", "--base-url", "https://example.com/", "--json"], in: folder.url)
+        let outcome = try await CommandRunner.runOffPool(["list", "page.html", "--base-url", "https://example.com/", "--json"], in: folder.url)
         #expect(outcome.status == 0)
         let objects = try JSONSerialization.jsonObject(with: Data(outcome.stdout)) as? [[String: Any]] ?? []
         #expect(objects.map { $0["kind"] as? String } == ["img-src", "img-srcset", "style-attribute"])
@@ -81,10 +81,10 @@ struct CLITests {
     }
 
     @Test("list prints one line per reference")
-    func listLines() throws {
+    func listLines() async throws {
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<img src=a.png><img src=b.png>")
-        let outcome = try CommandRunner.run(["list", "page.html", "--base-url", "https://example.com/"], in: folder.url)
+        let outcome = try await CommandRunner.runOffPool(["list", "page.html", "--base-url", "https://example.com/"], in: folder.url)
         #expect(outcome.status == 0)
         let lines = outcome.stdout.text.split(separator: "\n")
         #expect(lines.count == 2)

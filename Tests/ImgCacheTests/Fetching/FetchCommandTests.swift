@@ -1,18 +1,12 @@
 import Foundation
-import ImgCacheTestSupport
+import ImgCacheTestServer
 import Testing
 @testable import ImgCache
 
 @Suite("imgcache fetch and cache, end to end")
 struct FetchCommandTests {
-    /// Runs the CLI off the cooperative pool (it blocks while the child runs).
     private func run(_ arguments: [String], in folder: TemporaryFolder) async throws -> CommandRunner.Outcome {
-        let directory = folder.url
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try CommandRunner.run(arguments, in: directory) })
-            }
-        }
+        try await CommandRunner.runOffPool(arguments, in: folder.url)
     }
 
     private func manifest(_ folder: TemporaryFolder, _ path: String = "out/imgcache-manifest.json") throws -> [String: Any] {

@@ -17,6 +17,16 @@ struct CommandRunner {
         return folder.appendingPathComponent("imgcache")
     }()
 
+    /// Runs the command on a Dispatch thread: waiting for a child process must not hold one of
+    /// the few threads the test process's async tests (some with deadlines) run on.
+    static func runOffPool(_ arguments: [String], in directory: URL? = nil) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try run(arguments, in: directory) })
+            }
+        }
+    }
+
     static func run(_ arguments: [String], in directory: URL? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
