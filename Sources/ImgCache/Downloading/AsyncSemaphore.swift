@@ -50,11 +50,4 @@ final class AsyncSemaphore: @unchecked Sendable {
         }
         next?.resume()
     }
-
-    /// Runs `body` holding one unit.
-    func withUnit<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
-        await wait()
-        defer { signal() }
-        return try await body()
-    }
 }

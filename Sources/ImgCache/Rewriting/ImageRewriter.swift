@@ -49,7 +49,7 @@ public struct ImageRewriter: Sendable {
             workingEncoding = .utf8
         }
 
-        var analysis = working.withUnsafeBufferPointer { analyse($0, encoding: workingEncoding, pageURL: pageURL) }
+        let analysis = working.withUnsafeBufferPointer { analyse($0, encoding: workingEncoding, pageURL: pageURL) }
         warnings += analysis.warnings
         releaseFreedMemory(afterPageOf: working.count)
         guard splice, analysis.rewrittenCount > 0 else {
@@ -59,7 +59,6 @@ public struct ImageRewriter: Sendable {
         var output = working.withUnsafeBufferPointer {
             PageSplicer.splice($0, references: analysis.references, prefix: options.referenceStyle.prefix, edits: analysis.edits)
         }
-        analysis.edits = []
         if workingEncoding != encoding {
             guard let back = TextCodec.transcodeFromUTF8(output, to: encoding) else {
                 warnings.append("The rewritten page could not be converted back to \(encoding); it was left unchanged.")
@@ -98,8 +97,7 @@ public struct ImageRewriter: Sendable {
         var analysis = Analysis()
         let queryEncoding: (@Sendable (String) -> [UInt8])? = encoding == .utf8 ? nil : { @Sendable text in TextCodec.encode(text, to: encoding) }
         let resolver = URLResolver(pageURL: pageURL, baseHref: collector.baseHref?.text, queryEncoding: queryEncoding)
-        if let baseText = collector.baseHref?.text, resolver.documentBase == nil || resolver.documentBase == pageURL,
-           !baseText.isEmpty, WebURL(baseText, relativeTo: pageURL, queryEncoding: queryEncoding) == nil {
+        if resolver.baseHrefFailed, let baseText = collector.baseHref?.text {
             analysis.warnings.append("The page's <base href=\"\(baseText)\"> could not be resolved\(pageURL == nil ? " without a page URL" : "").")
         }
 

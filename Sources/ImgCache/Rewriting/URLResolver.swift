@@ -12,14 +12,18 @@ struct URLResolver: Sendable {
     /// The URL relative references resolve against, if known.
     let documentBase: WebURL?
     let queryEncoding: (@Sendable (String) -> [UInt8])?
+    /// True when the page has a non-empty `<base href>` that does not resolve (so the page URL serves).
+    let baseHrefFailed: Bool
     private let simple: SimpleURLResolver?
 
     init(pageURL: WebURL?, baseHref: String?, queryEncoding: (@Sendable (String) -> [UInt8])?) {
         self.queryEncoding = queryEncoding
         if let baseHref, let base = WebURL(baseHref, relativeTo: pageURL, queryEncoding: queryEncoding) {
             documentBase = base
+            baseHrefFailed = false
         } else {
             documentBase = pageURL
+            baseHrefFailed = !(baseHref ?? "").isEmpty
         }
         simple = SimpleURLResolver(base: documentBase)
     }
@@ -31,10 +35,5 @@ struct URLResolver: Sendable {
         }
         if let absolute = WebURL(text, queryEncoding: queryEncoding) { return .resolved(absolute) }
         return .relativeWithoutBase
-    }
-
-    /// True when `text` is an absolute URL on its own, so that no base changes what it means.
-    func isAbsolute(_ text: String) -> Bool {
-        WebURL(text) != nil
     }
 }
