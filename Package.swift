@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "ImgCache", targets: ["ImgCache"]),
         .library(name: "ImgCacheHTTPClient", targets: ["ImgCacheHTTPClient"]),
+        .library(name: "ImgCacheURLSession", targets: ["ImgCacheURLSession"]),
         .executable(name: "imgcache", targets: ["imgcache"]),
     ],
     dependencies: [
@@ -26,7 +27,7 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
-        // The core: rewriter, cache, downloader, URLSession transport. No CLI, no NIO.
+        // The core: rewriter, cache, downloader, page pipeline. No CLI, no NIO, no networking library.
         .target(
             name: "ImgCache",
             dependencies: [
@@ -43,6 +44,13 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // The URLSession transport, apart so that the command line does not load FoundationNetworking
+        // (on Linux: libcurl and a dozen libraries behind it, 13 MB of memory before any work).
+        .target(
+            name: "ImgCacheURLSession",
+            dependencies: ["ImgCache"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -67,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImgCacheTests",
-            dependencies: ["ImgCache", "ImgCacheHTTPClient", "ImgCacheTestServer", "imgcache"],
+            dependencies: ["ImgCache", "ImgCacheHTTPClient", "ImgCacheURLSession", "ImgCacheTestServer", "imgcache"],
             swiftSettings: strictSettings
         ),
     ]

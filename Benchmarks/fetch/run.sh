@@ -38,22 +38,28 @@ loud() { printf '\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
 
 APT_UPDATED=0
 apt_candidate() { # package → succeeds when apt can install it
-    apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'
+    # Not `apt-cache … | grep -q`: grep quitting early kills apt-cache with SIGPIPE, and pipefail
+    # then reports the package missing.
+    local policy
+    policy=$(apt-cache policy "$1" 2>/dev/null)
+    grep -q 'Candidate: [^(]' <<<"$policy"
+}
+apt_update() {
+    [ "$APT_UPDATED" = 1 ] && return 0
+    say "apt-get update…"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    APT_UPDATED=1
 }
 apt_install() { # packages...
     [ $# -gt 0 ] || return 0
-    if [ "$APT_UPDATED" = 0 ]; then
-        say "apt-get update…"
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq
-        APT_UPDATED=1
-    fi
+    apt_update
     say "Installing $*…"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 ensure() { # command, package[, fallback package] → installs the first package apt has
     local cmd=$1; shift
     command -v "$cmd" >/dev/null 2>&1 && return 0
-    [ "$APT_UPDATED" = 1 ] || apt_install
+    apt_update
     local pkg
     for pkg in "$@"; do
         if apt_candidate "$pkg"; then apt_install "$pkg"; return 0; fi
@@ -73,7 +79,6 @@ if ! ensure wget2 wget2; then
     loud "wget2 is NOT available from apt (apt-cache policy wget2 has no candidate): its row and the wget2 ratio are skipped"
 fi
 if [ "$PEERS_ONLY" = 0 ] && ! pkg-config --exists libxml-2.0 2>/dev/null; then
-    [ "$APT_UPDATED" = 1 ] || apt_install
     apt_install libxml2-dev pkg-config
 fi
 

@@ -140,6 +140,31 @@ extension ImageCacheStore {
         }
     }
 
+    /// Looks up many images at once and records the fresh ones as used: what a page's warm run
+    /// needs, in one pass. Entries whose last use is older than ``lastUseGranularity`` are updated
+    /// under a single hold of the folder lock rather than one per image.
+    /// - Returns: one ``CacheLookup`` per URL, in order.
+    public func lookUpForUse(_ urls: [WebURL], now: Date = Date()) -> [CacheLookup] {
+        let results = urls.map { lookup($0, now: now) }
+        let due = results.compactMap { result -> CacheEntryMetadata? in
+            guard case .fresh(let metadata) = result, now.timeIntervalSince(metadata.lastUsedAt) >= Self.lastUseGranularity
+            else { return nil }
+            return metadata
+        }
+        guard !due.isEmpty else { return results }
+        try? withExclusiveAccess { session in
+            for recorded in due {
+                // Read again under the lock: the entry may have been replaced or removed meanwhile.
+                guard case .intact(var metadata) = reader.inspect(recorded.localName, expectedURL: recorded.url),
+                      metadata.lastUsedAt < now else { continue }
+                metadata.lastUsedAt = CacheMetadataCoding.storable(now)
+                try writeMetadata(metadata)
+                session.recordStored(metadata)
+            }
+        }
+        return results
+    }
+
     /// Deletes `url`'s entry.
     /// - Returns: whether there was anything to delete.
     /// - Throws: `FileError` when a file exists but cannot be deleted.

@@ -39,10 +39,19 @@ public actor ImageDownloader {
 
     /// Makes sure the image at `url` is in the cache: from the cache when fresh, revalidated when
     /// stale, downloaded when missing.
+    ///
+    /// A fetch asked for by a cancelled task is not started; one already running carries on
+    /// (other callers may be waiting for the same URL) until ``cancelAll()``.
     public func fetch(_ url: WebURL) async -> DownloadOutcome {
+        await fetch(url, knownLookup: nil)
+    }
+
+    /// ``fetch(_:)`` for a URL whose cache lookup was just done (by ``fetchAll(_:)``).
+    private func fetch(_ url: WebURL, knownLookup: CacheLookup?) async -> DownloadOutcome {
         let key = url.serializedWithoutFragment
         if let running = inFlight[key] { return await running.value }
-        let task = Task { await self.load(url) }
+        if Task.isCancelled { return cancelledOutcome(for: url) }
+        let task = Task { await self.load(url, knownLookup: knownLookup) }
         inFlight[key] = task
         let outcome = await task.value
         inFlight[key] = nil
@@ -51,27 +60,63 @@ public actor ImageDownloader {
 
     /// Fetches every URL (each once), concurrently within the limits; outcomes in input order.
     public nonisolated func fetchAll(_ urls: [WebURL]) async -> [DownloadOutcome] {
+        var outcomes = [DownloadOutcome?](repeating: nil, count: urls.count)
+        // One pass over the cache first, in one hop off the cooperative pool: on a warm run every
+        // image is answered here, without a task, an actor call or a second read of its metadata.
+        let store = self.store
+        let candidates = urls.indices.filter { policy.allows(urls[$0]) && store.naming.localName(for: urls[$0]) != nil }
+        let lookups = await BlockingIO.run { store.lookUpForUse(candidates.map { urls[$0] }) }
+        var known: [Int: CacheLookup] = [:]
+        for (index, lookup) in zip(candidates, lookups) {
+            guard case .fresh(let metadata) = lookup else {
+                known[index] = lookup
+                continue
+            }
+            outcomes[index] = finish(DownloadOutcome(
+                url: urls[index].serializedWithoutFragment, localName: metadata.localName, status: .cached,
+                byteCount: metadata.byteCount, contentType: metadata.contentType))
+        }
+        let remaining = urls.indices.filter { outcomes[$0] == nil }
+        guard !remaining.isEmpty else { return outcomes.compactMap { $0 } }
+
         // A sliding window of tasks, not one task per URL: 2,000 suspended tasks would hold
         // megabytes of async frames while they wait for the semaphores.
         let window = max(1, policy.concurrency * 2)
         return await withTaskGroup(of: (Int, DownloadOutcome).self) { group in
-            var outcomes = [DownloadOutcome?](repeating: nil, count: urls.count)
             var next = 0
-            while next < min(window, urls.count) {
-                let (index, url) = (next, urls[next])
-                group.addTask { (index, await self.fetch(url)) }
+            func startNext() {
+                let index = remaining[next]
+                let (url, lookup) = (urls[index], known[index])
+                group.addTask { (index, await self.fetch(url, knownLookup: lookup)) }
                 next += 1
             }
+            while next < min(window, remaining.count) { startNext() }
             while let (index, outcome) = await group.next() {
                 outcomes[index] = outcome
-                if next < urls.count {
-                    let (index, url) = (next, urls[next])
-                    group.addTask { (index, await self.fetch(url)) }
-                    next += 1
+                if next < remaining.count, Task.isCancelled {
+                    // The caller gave up: the rest are not started.
+                    for index in remaining[next...] { outcomes[index] = cancelledOutcome(for: urls[index]) }
+                    next = remaining.count
+                } else if next < remaining.count {
+                    startNext()
                 }
             }
             return outcomes.compactMap { $0 }
         }
+    }
+
+    /// Cancels every download under way and returns once they have all ended, so that no write
+    /// into the cache is still going on. Their outcomes are `failed` with the reason `cancelled`;
+    /// nothing partial is left in the cache. Later fetches work as usual.
+    public func cancelAll() async {
+        let running = Array(inFlight.values)
+        for task in running { task.cancel() }
+        for task in running { _ = await task.value }
+    }
+
+    private nonisolated func cancelledOutcome(for url: WebURL) -> DownloadOutcome {
+        DownloadOutcome(url: url.serializedWithoutFragment, localName: store.naming.localName(for: url) ?? "",
+                        status: .failed, error: "cancelled")
     }
 
     private func hostLimit(for host: String) -> AsyncSemaphore {
@@ -83,7 +128,7 @@ public actor ImageDownloader {
 
     // MARK: - One image
 
-    private nonisolated func load(_ url: WebURL) async -> DownloadOutcome {
+    private nonisolated func load(_ url: WebURL, knownLookup: CacheLookup?) async -> DownloadOutcome {
         let urlString = url.serializedWithoutFragment
         guard let localName = store.naming.localName(for: url) else {
             return finish(DownloadOutcome(url: urlString, localName: "", status: .failed, error: "not an http(s) image URL"))
@@ -96,7 +141,12 @@ public actor ImageDownloader {
             return finish(outcome(.skipped, error: "host \(url.host ?? "") is not on the allow-list"))
         }
         let store = self.store
-        let lookup = await BlockingIO.run { store.lookup(url) }
+        let lookup: CacheLookup
+        if let knownLookup {
+            lookup = knownLookup
+        } else {
+            lookup = await BlockingIO.run { store.lookup(url) }
+        }
         if case .fresh(let metadata) = lookup {
             await BlockingIO.run { store.markUsed(url) }
             return finish(outcome(.cached, metadata))

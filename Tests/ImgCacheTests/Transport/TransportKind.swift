@@ -1,6 +1,7 @@
 import ImgCache
 import ImgCacheHTTPClient
 import ImgCacheTestServer
+import ImgCacheURLSession
 import Testing
 
 /// The two `ImageTransport`s, so that every transport test runs against both.

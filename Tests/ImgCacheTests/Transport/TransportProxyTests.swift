@@ -1,6 +1,7 @@
 import Foundation
 import ImgCache
 import ImgCacheTestServer
+import ImgCacheURLSession
 import Testing
 
 /// Requests going through an HTTP proxy: the test server plays the proxy and records what reaches it.

@@ -1,3 +1,4 @@
+public import ImgCache
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
