@@ -7,8 +7,8 @@ struct IMGCacheCommand: AsyncParsableCommand {
         abstract: "Makes a web page's images available offline.",
         discussion: """
             Exit status: 0 on success; 1 when a page or file could not be read or written; \
-            2 when some images could not be localised (fetch); 64 for a usage error.
+            2 when some images could not be localised (fetch, watch); 64 for a usage error.
             """,
-        subcommands: [FetchCommand.self, RewriteCommand.self, ListCommand.self, CacheCommand.self, DemoCommand.self]
+        subcommands: [FetchCommand.self, WatchCommand.self, RewriteCommand.self, ListCommand.self, CacheCommand.self, DemoCommand.self]
     )
 }

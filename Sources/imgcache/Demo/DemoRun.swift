@@ -1,6 +1,5 @@
 import Foundation
 import ImgCache
-import ImgCacheHTTPClient
 
 /// The live pipeline of `imgcache demo`, what `fetch --mode live` does for one page URL: write
 /// the fully rewritten page at once, download its images with progress and events, fire the
@@ -42,84 +41,54 @@ struct DemoRun: Sendable {
     func run(pageURL: String) async throws -> Outcome {
         let start = ContinuousClock.now
         let cacheFolder = (out as NSString).appendingPathComponent("images")
-        let naming = LocalImageNaming()
-        let store: ImageCacheStore
+        var settings = FetchSettings(
+            out: out, cacheFolder: cacheFolder,
+            manifestPath: (out as NSString).appendingPathComponent("imgcache-manifest.json"),
+            rewriteOptions: RewriteOptions(referenceStyle: .relativePath(RelativePath.from(folder: out, to: cacheFolder))))
+        settings.downloadPolicy = DownloadPolicy(timeout: .seconds(20), allowedHosts: Self.loopbackHosts)
+        settings.printsEvents = events != nil
+        settings.quiet = quiet
+        settings.debounce = .seconds(debounce)
+        let session: FetchSession
         do {
-            store = try ImageCacheStore(directory: cacheFolder, naming: naming)
+            session = try FetchSession(settings: settings)
             // The port, hence every image URL and name, changes from run to run: start empty so the
             // folder holds exactly this run's images, all of them really downloaded.
-            try store.clear()
+            try session.store.clear()
         } catch {
-            throw Failure(description: "cannot use the cache folder \(cacheFolder): \(error)")
+            throw Failure(description: "\(error)")
         }
-        let transport = AsyncHTTPClientTransport(proxy: .direct, maxConnectionsPerHost: 8)
-        let policy = DownloadPolicy(timeout: .seconds(20), allowedHosts: Self.loopbackHosts)
-        let options = RewriteOptions(naming: naming, referenceStyle: .relativePath(RelativePath.from(folder: out, to: cacheFolder)))
-        let style = options.referenceStyle
-        let printer = events.map { _ in EventPrinter(localPath: { style.reference(to: $0) }) }
-        let progress = quiet ? nil : ProgressDisplay()
-        let notifier = RefreshNotifier(debounce: .milliseconds(Int64(debounce * 1000)), notificationCenter: nil) { event in
-            printer?.print(event)
-            progress?.record(event)
-        }
-        let downloader = ImageDownloader(transport: transport, store: store, policy: policy, onEvent: notifier.record)
-
-        let loaded: LoadedPage
+        let run: FetchSession.PageRun
         do {
-            guard let url = WebURL(pageURL) else { throw Failure(description: "\(pageURL) is not a URL") }
-            loaded = try await PageLoader.load(url, transport: transport)
-        } catch {
-            await transport.shutdown()
-            throw Failure(description: "cannot load the demo page: \(error)")
-        }
-        var pageOptions = options
-        pageOptions.transportEncodingLabel = loaded.charset
-        let destination = (out as NSString).appendingPathComponent("index.html")
-        let localizer = PageLocalizer(rewriter: ImageRewriter(options: pageOptions), downloader: downloader)
-        let result: PageLocalization
-        do {
-            result = try await localizer.localize(
-                loaded.bytes, pageURL: loaded.url, mode: .live,
-                imagesFound: { count in
+            run = try await session.localize(
+                pageURL, mode: .live,
+                imagesFound: { [narrate] count in
                     narrate("\(count) distinct images referenced; writing the page before downloading them (live mode)")
-                    progress?.addImages(count)
                 },
-                pageReady: { [narrate] rewritten in
-                    try AtomicFile.write(rewritten.bytes, to: destination)
+                pageWritten: { [narrate] rewritten, destination in
                     let rewrittenCount = rewritten.references.filter(\.rewritten).count
                     narrate("wrote \(destination) after " + Self.seconds(since: start)
                             + ": all \(rewrittenCount) image references already point into images/; downloading…")
                 })
         } catch {
-            _ = await notifier.finishInputAndWait()
-            progress?.finish()
-            await transport.shutdown()
-            throw Failure(description: "\(error)")
+            await session.finish()
+            throw Failure(description: "cannot localise the demo page: \(error)")
         }
-        let refresh = await notifier.finishInputAndWait()
-        progress?.finish()
-        await transport.shutdown()
+        let refresh = await session.finish()
         let elapsed = (ContinuousClock.now - start) / .seconds(1)
         if let refresh {
             narrate("refresh fired (\(refresh.reason.rawValue)): \(refresh.downloaded) downloaded, \(refresh.failed.count) failed "
                     + "— a viewer showing the page would reload it now")
         }
-        for warning in result.page.warnings { Diagnostics.warn("\(pageURL): \(warning)") }
-
-        var manifest = FetchManifest(cacheDirectory: cacheFolder)
-        manifest.pages.append(FetchManifest.Page(
-            input: pageURL, output: destination, pageURL: loaded.url.serialized,
-            references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes)))
-        let manifestPath = (out as NSString).appendingPathComponent("imgcache-manifest.json")
         var manifestFailed = false
         do {
-            try AtomicFile.write(try manifest.encoded(), to: manifestPath)
+            try session.writeManifest([run.manifestPage])
         } catch {
             Diagnostics.error("cannot write the manifest: \(error)")
             manifestFailed = true
         }
-        return Outcome(failures: result.failures, localised: result.outcomes.values.filter(\.isCached).count,
-                       total: result.outcomes.count, elapsed: elapsed, manifestFailed: manifestFailed)
+        return Outcome(failures: run.failures, localised: run.outcomes.values.filter(\.isCached).count,
+                       total: run.outcomes.count, elapsed: elapsed, manifestFailed: manifestFailed)
     }
 
     private static func seconds(since start: ContinuousClock.Instant) -> String {

@@ -31,7 +31,7 @@ struct PageOptions: ParsableArguments {
     }
 
     var parsedExtensions: Set<String> {
-        Set(extensions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        Set(extensions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
     }
 
     var pageURL: WebURL? { baseURL.flatMap { WebURL($0) } }

@@ -2,7 +2,8 @@ import Foundation
 import ImgCache
 
 /// Writes every image event as one JSON object per line on standard output (`--events ndjson`),
-/// for scripts that watch a fetch.
+/// for scripts that watch a fetch: `page` when a rewritten page is written, then `started`,
+/// `finished`, `failed` and `refresh` as the images come in.
 struct EventPrinter: Sendable {
     /// Maps absolute URLs to the path the page uses for them.
     let localPath: @Sendable (_ localName: String) -> String
@@ -23,6 +24,17 @@ struct EventPrinter: Sendable {
                       "elapsed": summary.elapsedSeconds, "reason": summary.reason.rawValue,
                       "failed": summary.failed.map { ["url": $0.url, "reason": $0.reason] }]
         }
+        write(object)
+    }
+
+    /// A page was (re)written: where, and how many of its image references point into the cache.
+    func printPage(input: String, output: String, rewritten: RewriteResult) {
+        write(["event": "page", "input": input, "output": output,
+               "references": rewritten.references.count,
+               "rewritten": rewritten.references.filter(\.rewritten).count])
+    }
+
+    private func write(_ object: [String: Any]) {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         FileHandle.standardOutput.write(data + Data([0x0A]))
     }

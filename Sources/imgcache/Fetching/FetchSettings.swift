@@ -1,0 +1,36 @@
+import ImgCache
+
+/// Everything a ``FetchSession`` needs, gathered from a command's options (or set by `demo`).
+struct FetchSettings: Sendable {
+    /// Where pages are written.
+    var out: String
+    /// The cache folder the images go into.
+    var cacheFolder: String
+    /// Where the manifest is written.
+    var manifestPath: String
+    /// How pages are rewritten (naming, reference style, lazy attributes, `--charset`).
+    var rewriteOptions: RewriteOptions
+    /// Where local pages are served from, for their relative URLs.
+    var baseURL: WebURL?
+    var cachePolicy = CachePolicy()
+    var downloadPolicy = DownloadPolicy()
+    var proxy = ProxySettings.direct
+    /// Print events as ndjson on standard output.
+    var printsEvents = false
+    /// No progress display.
+    var quiet = false
+    var debounce = Duration.seconds(2)
+    var maxWait: Duration?
+    /// `--on-refresh`.
+    var onRefresh: String?
+}
+
+extension FetchOptions {
+    var settings: FetchSettings {
+        FetchSettings(
+            out: out, cacheFolder: cacheFolder, manifestPath: manifestPath, rewriteOptions: rewriteOptions,
+            baseURL: page.pageURL, cachePolicy: cachePolicy, downloadPolicy: downloadPolicy, proxy: proxySettings,
+            printsEvents: events != nil, quiet: quiet, debounce: .seconds(debounce), maxWait: maxWait.map { .seconds($0) },
+            onRefresh: onRefresh)
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import ImgCache
+
+/// The options of the commands that download images (`fetch`, `watch`): where things go, every
+/// download and cache policy, and how progress and events are reported.
+struct FetchOptions: ParsableArguments {
+    @OptionGroup var page: PageOptions
+
+    @Option(help: "Output folder for the pages.")
+    var out: String = "imgcache-out"
+
+    @Option(name: .customLong("cache-dir"), help: "Cache folder (default: <out>/images).")
+    var cacheDirectory: String?
+
+    @Option(help: "Manifest file (default: <out>/imgcache-manifest.json).")
+    var manifest: String?
+
+    @Option(help: "Images fetched at once.")
+    var concurrency: Int = 16
+
+    @Option(name: .customLong("per-host"), help: "Images fetched at once from one host.")
+    var perHost: Int = 8
+
+    @Option(help: "Seconds one image may take, retries and redirects included.")
+    var timeout: Double = 30
+
+    @Option(help: "Retries after a connection failure or a 5xx.")
+    var retries: Int = 2
+
+    @Option(name: .customLong("max-bytes"), help: "Largest image accepted, in bytes.")
+    var maxBytes: Int = 20 * 1024 * 1024
+
+    @Option(name: .customLong("max-age"), help: "Seconds before a cached image is revalidated (0: always).")
+    var maxAge: Double?
+
+    @Option(name: .customLong("max-cache-size"), help: "Cache size cap in bytes; least recently used images are evicted.")
+    var maxCacheSize: Int?
+
+    @Option(name: .customLong("allow-host"), help: "Only download images from this host (repeatable).")
+    var allowHosts: [String] = []
+
+    @Option(name: .customLong("user-agent"), help: "User-Agent header.")
+    var userAgent: String = DownloadPolicy.defaultUserAgent
+
+    @Option(help: "HTTP proxy for all requests, e.g. http://proxy:3128 (default: http_proxy/https_proxy/no_proxy).")
+    var proxy: String?
+
+    @Option(help: "Print every event (page, started, finished, failed, refresh) on standard output: ndjson.")
+    var events: EventsFormat?
+
+    @Option(help: "Seconds downloads must have been idle before a refresh event (0 allowed).")
+    var debounce: Double = 2
+
+    @Option(name: .customLong("max-wait"), help: "During a long run of downloads, a progress refresh at least every this many seconds (default: none).")
+    var maxWait: Double?
+
+    @Option(name: .customLong("on-refresh"), help: "Shell command run after each refresh, with IMGCACHE_DOWNLOADED, IMGCACHE_FAILED, … set.")
+    var onRefresh: String?
+
+    @Flag(help: "No progress display and no per-page summary; failures and warnings still go to standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
+        if perHost < 1 { throw ValidationError("--per-host must be at least 1.") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
+        if retries < 0 { throw ValidationError("--retries cannot be negative.") }
+        if maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1.") }
+        if let maxAge, !(maxAge >= 0) { throw ValidationError("--max-age cannot be negative.") }
+        if let maxCacheSize, maxCacheSize < 1 { throw ValidationError("--max-cache-size must be at least 1 byte.") }
+        if let proxy, ProxySettings(proxy: proxy) == nil { throw ValidationError("--proxy '\(proxy)' is not an http://host:port URL.") }
+        if !(debounce >= 0) { throw ValidationError("--debounce cannot be negative.") }
+        if let maxWait, !(maxWait > 0) { throw ValidationError("--max-wait must be a positive number of seconds.") }
+    }
+
+    /// The cache folder: `--cache-dir`, or `<out>/images`.
+    var cacheFolder: String { cacheDirectory ?? (out as NSString).appendingPathComponent("images") }
+
+    /// The manifest file: `--manifest`, or `<out>/imgcache-manifest.json`.
+    var manifestPath: String { manifest ?? (out as NSString).appendingPathComponent("imgcache-manifest.json") }
+
+    var cachePolicy: CachePolicy { CachePolicy(maxAge: maxAge, maxTotalBytes: maxCacheSize) }
+
+    var proxySettings: ProxySettings { proxy.flatMap(ProxySettings.init(proxy:)) ?? ProxySettings.fromEnvironment() }
+
+    var downloadPolicy: DownloadPolicy {
+        DownloadPolicy(
+            concurrency: concurrency, perHostConcurrency: perHost, timeout: .seconds(timeout),
+            retries: retries, maxBytes: maxBytes, userAgent: userAgent,
+            allowedHosts: allowHosts.isEmpty ? nil : Set(allowHosts),
+            acceptedFormats: ImageFormat.accepted(forExtensions: page.parsedExtensions))
+    }
+
+    /// Rewrites that refer to the cache folder by a path relative to the output folder.
+    var rewriteOptions: RewriteOptions {
+        page.rewriteOptions(referenceStyle: .relativePath(RelativePath.from(folder: out, to: cacheFolder)))
+    }
+}
+
+/// `--events`: the one format there is.
+enum EventsFormat: String, ExpressibleByArgument, CaseIterable {
+    case ndjson
+}
+
+/// `--mode`, spelled as the library's `FetchMode`.
+enum ModeArgument: String, ExpressibleByArgument, CaseIterable {
+    case build, live
+
+    var mode: FetchMode { self == .build ? .build : .live }
+}

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Notices when input files change, by polling their `stat`: the size, modification time and
+/// inode. Polling rather than inotify/kqueue because it is the same on every system and sees
+/// every way editors save (in place, or a new file renamed over the old one), and a few `stat`s
+/// four times a second cost nothing.
+///
+/// A change is reported once the file has stopped changing for one poll, so that a page is not
+/// read half-saved by an editor that truncates and then writes.
+struct InputFileWatcher {
+    /// What a poll found out about one file.
+    enum Change: Equatable {
+        /// The file is new or different, and has been still for one poll: read it again.
+        case modified(String)
+        /// The file is gone (and has stayed gone for one poll).
+        case removed(String)
+    }
+
+    private struct Snapshot: Equatable {
+        var size: Int64
+        var modifiedAtNanoseconds: Int64
+        var inode: UInt64
+        var device: UInt64
+    }
+
+    private struct Tracked {
+        let path: String
+        /// What was reported last (nil: missing).
+        var reported: Snapshot?
+        /// What the last poll saw.
+        var seen: Snapshot?
+        /// Whether `seen` differs from `reported` and waits to be still for a poll.
+        var settling = false
+    }
+
+    private var files: [Tracked]
+
+    /// Starts watching `paths` as they are now: only later changes are reported.
+    init(paths: [String]) {
+        files = paths.map { path in
+            let now = Self.snapshot(path)
+            return Tracked(path: path, reported: now, seen: now)
+        }
+    }
+
+    /// Looks at every file once and returns the changes that have settled since the last call.
+    mutating func poll() -> [Change] {
+        var changes: [Change] = []
+        for index in files.indices {
+            let now = Self.snapshot(files[index].path)
+            defer { files[index].seen = now }
+            if now != files[index].seen {
+                files[index].settling = now != files[index].reported
+                continue
+            }
+            guard files[index].settling else { continue }
+            files[index].settling = false
+            files[index].reported = now
+            changes.append(now == nil ? .removed(files[index].path) : .modified(files[index].path))
+        }
+        return changes
+    }
+
+    private static func snapshot(_ path: String) -> Snapshot? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #else
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #endif
+        return Snapshot(size: Int64(info.st_size), modifiedAtNanoseconds: modified,
+                        inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import ImgCacheTestServer
+import Testing
+@testable import ImgCache
+
+@Suite("imgcache watch, end to end")
+struct WatchCommandTests {
+    private func named(_ events: [[String: Any]], _ name: String) -> [[String: Any]] {
+        events.filter { $0["event"] as? String == name }
+    }
+
+    @Test("watch: the page is rewritten at once, again on each save with only the new images fetched, one refresh per burst; Ctrl-C leaves no temporary file")
+    func rewritesOnChangeAndStopsCleanly() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        server.route("/b.gif", .image(bytes: TestImages.gif(), contentType: "image/gif", delay: .milliseconds(100)))
+        server.route("/c.png", .image(bytes: TestImages.png(width: 3, height: 2), contentType: "image/png"))
+        server.route("/slow.png", .drip(bytes: TestImages.png(byteCount: 500), interval: .milliseconds(200)))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<p><img src=a.png></p>")
+        let naming = LocalImageNaming()
+        func local(_ path: String) -> String { "images/" + naming.localName(for: WebURL(server.url(path))!)! }
+
+        let watch = try RunningCommand([
+            "watch", "page.html", "--base-url", server.url("/"), "--out", "out", "--events", "ndjson",
+            "--debounce", "0.3", "--interval", "0.05", "--retries", "0", "--timeout", "60",
+        ], in: folder.url)
+
+        try await watch.waitForEvents("first refresh") { named($0, "refresh").count == 1 }
+        #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8) == "<p><img src=\(local("/a.png"))></p>")
+        #expect(named(watch.events, "page").first?["rewritten"] as? Int == 1)
+        #expect(named(watch.events, "refresh").first?["downloaded"] as? Int == 1)
+
+        // An edit adds two images: the page is rewritten, only they are fetched, one refresh for both.
+        try folder.write("page.html", "<p><img src=a.png><img src=b.gif> <img src=c.png></p>")
+        try await watch.waitForEvents("second refresh") { named($0, "refresh").count == 2 }
+        #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8)
+                == "<p><img src=\(local("/a.png"))><img src=\(local("/b.gif"))> <img src=\(local("/c.png"))></p>")
+        let second = try #require(named(watch.events, "refresh").last)
+        #expect(second["downloaded"] as? Int == 2)
+        #expect(server.requestCount("/a.png") == 1, "a cached image is not fetched again")
+        #expect(named(watch.events, "page").count == 2)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.url.appendingPathComponent("out/imgcache-manifest.json"))) as? [String: Any]
+        let references = (manifest?["pages"] as? [[String: Any]])?.first?["references"] as? [[String: Any]] ?? []
+        #expect(references.map { $0["status"] as? String } == ["cached", "downloaded", "downloaded"])
+
+        // A save that references a slow image, then Ctrl-C while it downloads.
+        try folder.write("page.html", "<p><img src=a.png><img src=slow.png></p>")
+        try await watch.waitForEvents("the slow image's start") { events in
+            named(events, "started").contains { ($0["url"] as? String)?.hasSuffix("/slow.png") == true }
+        }
+        try await Task.sleep(for: .milliseconds(300))  // bytes are arriving
+        let stoppedAt = ContinuousClock.now
+        watch.interrupt()
+        let status = try await watch.waitForExit()
+        #expect(ContinuousClock.now - stoppedAt < .seconds(5), "stops without waiting for the slow download")
+        #expect(status == 0, "\(watch.stderr)")
+        let files = folder.allFiles()
+        #expect(!files.contains { $0.contains(".tmp") }, "\(files)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/" + local("/slow.png"))))
+        #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8)
+                == "<p><img src=\(local("/a.png"))><img src=\(local("/slow.png"))></p>", "live mode: the page was written before the download")
+        try await server.shutdown()
+    }
+
+    @Test("watch: a file that disappears is waited for; when it comes back it is rewritten again")
+    func fileComesBack() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        server.route("/b.png", .image(bytes: TestImages.png(width: 2, height: 2), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        let watch = try RunningCommand([
+            "watch", "page.html", "--base-url", server.url("/"), "--out", "out", "--events", "ndjson",
+            "--debounce", "0", "--interval", "0.05",
+        ], in: folder.url)
+        try await watch.waitForEvents("first refresh") { named($0, "refresh").count == 1 }
+        try FileManager.default.removeItem(atPath: folder.path("page.html"))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !watch.stderr.contains("page.html is gone"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(watch.stderr.contains("page.html is gone"))
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/page.html")), "the rewritten page stays")
+        // Saved the way many editors save: a new file renamed over the path.
+        try folder.write("page.html.new", "<img src=b.png>")
+        try FileManager.default.moveItem(atPath: folder.path("page.html.new"), toPath: folder.path("page.html"))
+        try await watch.waitForEvents("refresh after the file came back") { named($0, "refresh").count == 2 }
+        #expect(server.requestCount("/b.png") == 1)
+        watch.interrupt()
+        #expect(try await watch.waitForExit() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("watch refuses URLs, missing files and an output that would overwrite its input")
+    func usage() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        let url = try await CommandRunner.runOffPool(["watch", "http://example.com/"], in: folder.url)
+        #expect(url.status == 64)
+        #expect(url.stderr.contains("imgcache fetch"))
+        let missing = try await CommandRunner.runOffPool(["watch", "nope.html"], in: folder.url)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("nope.html"))
+        let inPlace = try await CommandRunner.runOffPool(["watch", "page.html", "--out", "."], in: folder.url)
+        #expect(inPlace.status == 64)
+        #expect(inPlace.stderr.contains("would be overwritten"))
+        let fetchInPlace = try await CommandRunner.runOffPool(["fetch", "page.html", "--out", "."], in: folder.url)
+        #expect(fetchInPlace.status == 64)
+        try folder.write("other.html", "x")
+        try FileManager.default.createDirectory(atPath: folder.path("sub"), withIntermediateDirectories: true)
+        try folder.write("sub/page.html", "y")
+        let clash = try await CommandRunner.runOffPool(["fetch", "page.html", "sub/page.html", "--out", "out"], in: folder.url)
+        #expect(clash.status == 64)
+        #expect(clash.stderr.contains("would both be written"))
+        #expect(try String(contentsOfFile: folder.path("page.html"), encoding: .utf8) == "<img src=a.png>")
+    }
+}
