@@ -1,4 +1,4 @@
-public import ImgCache
+import ImgCache
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -37,22 +37,22 @@ public struct PageLocalizer: Sendable {
         imagesFound: (@Sendable (Int) -> Void)? = nil,
         pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
     ) async throws -> PageLocalization {
-        let listed = rewriter.references(in: page, pageURL: pageURL)
+        // One parse when every image ends up cached (always so in live mode): the page rewritten
+        // in full also lists the references. Build mode parses again only to keep failures remote.
+        let full = rewriter.rewrite(page, pageURL: pageURL)
         var seen: Set<String> = []
-        let urls = listed.references.compactMap { reference -> WebURL? in
+        let urls = full.references.compactMap { reference -> WebURL? in
             guard reference.rewritten, let url = reference.url, seen.insert(url).inserted else { return nil }
             return WebURL(url)
         }
         imagesFound?(urls.count)
-        var live: RewriteResult?
-        if mode == .live {
-            let rewritten = rewriter.rewrite(page, pageURL: pageURL)
-            try await pageReady?(rewritten)
-            live = rewritten
-        }
+        if mode == .live { try await pageReady?(full) }
         let results = await downloader.fetchAll(urls)
         let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
-        if let live { return PageLocalization(page: live, outcomes: outcomes) }
+        if mode == .live || results.allSatisfy(\.isCached) {
+            if mode == .build { try await pageReady?(full) }
+            return PageLocalization(page: full, outcomes: outcomes)
+        }
 
         let cached = Set(results.filter(\.isCached).map(\.url))
         var options = rewriter.options
