@@ -43,10 +43,13 @@ extension ImageCacheStore {
         }
         let sha256 = CacheContentDigest.sha256Hex(bytes)
         let imagePath = layout.imagePath(localName)
-        // Also recreates the cache folder if someone deleted it while this store was open.
         let folder = layout.subfolderPath(localName) ?? layout.folder
-        try CacheFileSystem.createFolder(at: folder)
+        // Fails when the folder is missing (a fan-out subfolder not made yet, or a folder someone
+        // deleted), which is then created and the write done again under the lock. Not checked
+        // first: that cost a few `stat`s per image for a case that almost never happens.
         let staged = try? CacheFileSystem.writeTemporaryFile(bytes, beside: imagePath, durable: policy.durableWrites)
+        // The lock file lives in the cache folder too.
+        if staged == nil { try CacheFileSystem.createFolder(at: folder) }
 
         return try withExclusiveAccess { session in
             let image: FileStatus

@@ -56,12 +56,44 @@ public struct FetchManifest: Sendable, Codable {
         self.pages = pages
     }
 
-    /// Pretty, key-sorted JSON with ISO-8601 dates.
+    /// Pretty, key-sorted JSON with ISO-8601 dates: what `JSONEncoder` with `.prettyPrinted`,
+    /// `.sortedKeys`, `.withoutEscapingSlashes` and `.iso8601` writes, and what `JSONDecoder` with
+    /// `.iso8601` reads back. Written by hand: a page with thousands of images made `JSONEncoder`
+    /// a sixth of a warm `fetch`.
     public func encoded() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return [UInt8](try encoder.encode(self)) + [0x0A]
+        var out = JSONText()
+        out.open()
+        out.field("cacheDirectory", string: cacheDirectory)
+        out.field("generatedAt", string: generatedAt.formatted(.iso8601))
+        out.key("pages")
+        out.openArray()
+        for page in pages {
+            out.element()
+            out.open()
+            out.field("input", string: page.input)
+            out.field("output", string: page.output)
+            if let pageURL = page.pageURL { out.field("pageURL", string: pageURL) }
+            out.key("references")
+            out.openArray()
+            for entry in page.references {
+                out.element()
+                out.open()
+                out.field("bytes", number: String(entry.bytes))
+                if let contentType = entry.contentType { out.field("contentType", string: contentType) }
+                if let error = entry.error { out.field("error", string: error) }
+                out.field("kind", string: entry.kind)
+                if let localPath = entry.localPath { out.field("localPath", string: localPath) }
+                out.field("original", string: entry.original)
+                out.field("status", string: entry.status.rawValue)
+                if let url = entry.url { out.field("url", string: url) }
+                out.close()
+            }
+            out.closeArray()
+            out.close()
+        }
+        out.closeArray()
+        out.close()
+        return out.bytes + [0x0A]
     }
 
     /// Entries for a page's references, given what the downloader reported for each URL.

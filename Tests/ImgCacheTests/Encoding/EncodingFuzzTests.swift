@@ -34,49 +34,53 @@ struct EncodingFuzzTests {
         #expect(zip(text.rawOffsets, text.rawOffsets.dropFirst()).allSatisfy { $0 <= $1 })
     }
 
-    @Test func randomBuffersNeverCrash() {
-        var generator = EncodingFuzzGenerator(seed: 0x1D_2024)
-        let encodings = HTMLEncoding.allEncodings
-        for round in 0..<10_000 {
-            let bytes = Self.randomBuffer(using: &generator)
-            let label = Self.transportLabels.randomElement(using: &generator)!
-            bytes.withUnsafeBufferPointer { buffer in
-                let sniffed = EncodingSniffer.sniff(buffer, transportLabel: label)
-                #expect(sniffed.byteOrderMarkLength <= buffer.count)
-                _ = MetaCharsetPrescan.prescan(buffer)
-                let body = UnsafeBufferPointer(rebasing: buffer[sniffed.byteOrderMarkLength...])
-                let sniffedText = DecodedText.decode(body, encoding: sniffed.encoding, characterReferences: true)
-                Self.checkInvariants(sniffedText, rawCount: body.count)
-                let other = encodings[round % encodings.count]
-                let otherText = DecodedText.decode(buffer, encoding: other, characterReferences: round % 2 == 0)
-                Self.checkInvariants(otherText, rawCount: buffer.count)
-                let decoded = TextCodec.decode(buffer, from: other)
-                if round % 10 == 0 {
-                    _ = TextCodec.encode(decoded, to: other)
-                    _ = TextCodec.transcodeToUTF8Exactly(buffer, from: other)
-                }
-                var i = 0
-                while i < buffer.count {
-                    let length = other.characterLength(at: i, in: buffer)
-                    #expect(length >= 1 && i + length <= buffer.count)
-                    i += length
+    @Test func randomBuffersNeverCrash() async {
+        await offPool {
+            var generator = EncodingFuzzGenerator(seed: 0x1D_2024)
+            let encodings = HTMLEncoding.allEncodings
+            for round in 0..<10_000 {
+                let bytes = Self.randomBuffer(using: &generator)
+                let label = Self.transportLabels.randomElement(using: &generator)!
+                bytes.withUnsafeBufferPointer { buffer in
+                    let sniffed = EncodingSniffer.sniff(buffer, transportLabel: label)
+                    #expect(sniffed.byteOrderMarkLength <= buffer.count)
+                    _ = MetaCharsetPrescan.prescan(buffer)
+                    let body = UnsafeBufferPointer(rebasing: buffer[sniffed.byteOrderMarkLength...])
+                    let sniffedText = DecodedText.decode(body, encoding: sniffed.encoding, characterReferences: true)
+                    Self.checkInvariants(sniffedText, rawCount: body.count)
+                    let other = encodings[round % encodings.count]
+                    let otherText = DecodedText.decode(buffer, encoding: other, characterReferences: round % 2 == 0)
+                    Self.checkInvariants(otherText, rawCount: buffer.count)
+                    let decoded = TextCodec.decode(buffer, from: other)
+                    if round % 10 == 0 {
+                        _ = TextCodec.encode(decoded, to: other)
+                        _ = TextCodec.transcodeToUTF8Exactly(buffer, from: other)
+                    }
+                    var i = 0
+                    while i < buffer.count {
+                        let length = other.characterLength(at: i, in: buffer)
+                        #expect(length >= 1 && i + length <= buffer.count)
+                        i += length
+                    }
                 }
             }
         }
     }
 
-    @Test func legacyDecodersAgreeWithWholeBufferDecoding() {
-        // DecodedText decodes character by character; TextCodec decodes whole buffers. Both must
-        // give the same text for the same bytes, or offsets would point at the wrong characters.
-        var generator = EncodingFuzzGenerator(seed: 42)
-        let labels = ["gbk", "gb18030", "big5", "shift_jis", "euc-jp", "euc-kr", "windows-1252", "koi8-u", "utf-8"]
-        for round in 0..<2_000 {
-            let encoding = HTMLEncoding(label: labels[round % labels.count])!
-            let bytes = Self.randomBuffer(using: &generator)
-            bytes.withUnsafeBufferPointer { buffer in
-                let whole = TextCodec.decode(buffer, from: encoding)
-                let pieces = DecodedText.decode(buffer, encoding: encoding, characterReferences: false).string
-                #expect(whole == pieces, "\(encoding) \(bytes)")
+    @Test func legacyDecodersAgreeWithWholeBufferDecoding() async {
+        await offPool {
+            // DecodedText decodes character by character; TextCodec decodes whole buffers. Both must
+            // give the same text for the same bytes, or offsets would point at the wrong characters.
+            var generator = EncodingFuzzGenerator(seed: 42)
+            let labels = ["gbk", "gb18030", "big5", "shift_jis", "euc-jp", "euc-kr", "windows-1252", "koi8-u", "utf-8"]
+            for round in 0..<2_000 {
+                let encoding = HTMLEncoding(label: labels[round % labels.count])!
+                let bytes = Self.randomBuffer(using: &generator)
+                bytes.withUnsafeBufferPointer { buffer in
+                    let whole = TextCodec.decode(buffer, from: encoding)
+                    let pieces = DecodedText.decode(buffer, encoding: encoding, characterReferences: false).string
+                    #expect(whole == pieces, "\(encoding) \(bytes)")
+                }
             }
         }
     }

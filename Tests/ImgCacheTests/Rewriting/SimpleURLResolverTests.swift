@@ -9,23 +9,25 @@ struct SimpleURLResolverTests {
     ]
 
     @Test("whenever the fast path answers, it answers exactly what the URL Standard parser does")
-    func agreesWithParser() {
-        var generator = SystemRandomNumberGenerator()
-        let pieces = ["a", "img", ".", "..", "/", "//", "?", "#", "%2e", "%41", ":", "@", "http:", "https:", "//", "HTTP://",
-                      "Example.COM", "example.com", "1.2.3.4", "0x7f", "xn--bcher-kva", "b\u{fc}cher", " ", "\t", "\\",
-                      "png", ".png", "'", "\"", "<", "{", "|", "^", "`", "=", "&", ",", "-", "~", "8080", "[::1]", "..png", "a."]
-        var checked = 0, fast = 0
-        for _ in 0..<30_000 {
-            let input = (0..<Int.random(in: 1...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
-            for baseText in bases {
-                let base = WebURL(baseText)!
-                checked += 1
-                guard let answer = SimpleURLResolver(base: base)?.resolve(input) else { continue }
-                fast += 1
-                #expect(answer == WebURL(input, relativeTo: base)?.serialized, "input \(input) against \(baseText)")
+    func agreesWithParser() async {
+        await offPool {
+            var generator = SystemRandomNumberGenerator()
+            let pieces = ["a", "img", ".", "..", "/", "//", "?", "#", "%2e", "%41", ":", "@", "http:", "https:", "//", "HTTP://",
+                          "Example.COM", "example.com", "1.2.3.4", "0x7f", "xn--bcher-kva", "b\u{fc}cher", " ", "\t", "\\",
+                          "png", ".png", "'", "\"", "<", "{", "|", "^", "`", "=", "&", ",", "-", "~", "8080", "[::1]", "..png", "a."]
+            var checked = 0, fast = 0
+            for _ in 0..<30_000 {
+                let input = (0..<Int.random(in: 1...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+                for baseText in bases {
+                    let base = WebURL(baseText)!
+                    checked += 1
+                    guard let answer = SimpleURLResolver(base: base)?.resolve(input) else { continue }
+                    fast += 1
+                    #expect(answer == WebURL(input, relativeTo: base)?.serialized, "input \(input) against \(baseText)")
+                }
             }
+            #expect(fast > checked / 20)
         }
-        #expect(fast > checked / 20)
     }
 
     @Test("typical page URLs take the fast path")

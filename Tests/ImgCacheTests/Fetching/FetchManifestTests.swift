@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import ImgCache
+
+@Suite("Fetch manifest JSON")
+struct FetchManifestTests {
+    @Test("the manifest reads back with JSONDecoder exactly as it was, odd characters and absent fields included")
+    func readsBackWithFoundation() throws {
+        let entries = [
+            FetchManifest.Entry(kind: "img-src", original: "a \"b\"/c\\d\té🙂.png", url: "https://example.com/a.png",
+                                localPath: "images/3f.png", status: .downloaded, bytes: 12, contentType: "image/png", error: nil),
+            FetchManifest.Entry(kind: "srcset", original: "x.gif", url: nil, localPath: nil, status: .skipped, bytes: 0,
+                                contentType: nil, error: "not an image URL\u{1}"),
+        ]
+        let manifest = FetchManifest(
+            generatedAt: Date(timeIntervalSince1970: 1_795_366_869), cacheDirectory: "out/images",
+            pages: [FetchManifest.Page(input: "page.html", output: "out/page.html", pageURL: nil, references: entries),
+                    FetchManifest.Page(input: "https://example.com/", output: "out/index.html", pageURL: "https://example.com/", references: [])])
+        let written = try manifest.encoded()
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let read = try decoder.decode(FetchManifest.self, from: Data(written))
+
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        #expect(try encoder.encode(read) == encoder.encode(manifest))
+        #expect(read.generatedAt == manifest.generatedAt)
+        #expect(written.last == 0x0A)
+        let text = String(decoding: written, as: UTF8.self)
+        #expect(text.contains("\n  \"generatedAt\" : \"2026-11-22T"), "\(text)")
+        #expect(!text.contains("\"localPath\" : null"), "absent fields are left out")
+    }
+}
