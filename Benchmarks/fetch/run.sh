@@ -156,8 +156,8 @@ if [ "$PEERS_ONLY" = 0 ]; then
         say "Using IMGCACHE_BIN=$BIN (not building)"
     else
         say "Building imgcache (release)…"
-        swift build -c release --product imgcache >&2
-        BIN="$(swift build -c release --show-bin-path)/imgcache"
+        swift build -c release --static-swift-stdlib --product imgcache >&2
+        BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/imgcache"
     fi
     # ArgumentParser answers an unknown subcommand's --help with the top-level help and status 0,
     # so look for fetch's own usage line.

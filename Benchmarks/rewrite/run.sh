@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 python3 -c "import lxml" 2>/dev/null || pip install -q lxml
-swift build -c release --product imgcache >/dev/null
-BIN="$(swift build -c release --show-bin-path)/imgcache"
+swift build -c release --static-swift-stdlib --product imgcache >/dev/null
+BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/imgcache"
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
