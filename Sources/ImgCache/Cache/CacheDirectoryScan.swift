@@ -1,17 +1,13 @@
-/// One listing of a cache folder: the local names that have an image, a metadata sidecar or
-/// both, and the temporary files. Listing reads no file contents; deciding whether an entry is
-/// intact is ``CacheEntryReader``'s job.
+/// One listing of a cache folder: the images, the temporary files, and the metadata sidecars of
+/// earlier versions. Listing reads no file contents; whether an image is an intact entry is for
+/// the index and ``CacheEntryReader`` to say.
 struct CacheDirectoryScan {
-    /// Which halves of an entry were found.
-    struct Entry {
-        var hasImage = false
-        var hasMetadata = false
-    }
-
-    /// Every local name seen, with the halves found.
-    private(set) var entries: [String: Entry] = [:]
+    /// The local names that have an image file.
+    private(set) var imageNames: Set<String> = []
     /// The paths of hidden temporary files (writes in progress or left by killed processes).
     private(set) var temporaryPaths: [String] = []
+    /// The paths of `<localName>.json` sidecars left by earlier versions.
+    private(set) var legacySidecarPaths: [String] = []
 
     /// Lists the top level and every two-hex-digit fan-out subfolder, whatever the current
     /// naming's fan-out setting, so that entries written with the other setting are still found
@@ -31,13 +27,10 @@ struct CacheDirectoryScan {
 
     private mutating func note(_ name: String, in folder: String, subfolderName: String?) {
         switch CacheFileLayout.kind(ofFileNamed: name, inSubfolder: subfolderName) {
-        case .image(let localName): entries[localName, default: Entry()].hasImage = true
-        case .metadata(let localName): entries[localName, default: Entry()].hasMetadata = true
+        case .image(let localName): imageNames.insert(localName)
+        case .legacySidecar: legacySidecarPaths.append(folder + "/" + name)
         case .temporary: temporaryPaths.append(folder + "/" + name)
         case .unrelated: break
         }
     }
-
-    /// The local names in a stable order, so that maintenance reports are reproducible.
-    var sortedLocalNames: [String] { entries.keys.sorted() }
 }

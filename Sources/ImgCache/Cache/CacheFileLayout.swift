@@ -12,25 +12,25 @@ import Darwin
 /// ```
 /// <folder>/
 ///   .imgcache.lock                   empty; `flock`ed for exclusive sections
-///   .imgcache.journal                append-only log of entry changes (sizes, last use)
+///   .imgcache.index                  every entry's metadata, an append-only log (CacheIndexFile)
 ///   3f2a…c1.png                      image bytes, named by LocalImageNaming
-///   3f2a…c1.png.json                 its metadata (CacheEntryMetadata as JSON)
 ///   .3f2a…c1.png.tmp-<pid>-<random>  a write in progress, or left by a killed process
-///   3f/3f2a…c1.png                   the same with fan-out: image, sidecar and temporary
-///   3f/3f2a…c1.png.json              files share the two-hex-digit subfolder
+///   3f/3f2a…c1.png                   the same with fan-out: an image and its temporary
+///                                    files share the two-hex-digit subfolder
 /// ```
 ///
-/// The sidecar sits beside its image rather than in a separate folder so that one entry's files
-/// share one folder: both are renamed within it, and listing one folder finds both halves.
-/// Hidden names are never entries, so the lock, the journal and temporary files cannot be
+/// One file per image and nothing else beside it: creating a file is most of what storing an
+/// image costs, so metadata lives in the one index rather than in a file per image.
+/// Hidden names are never entries, so the lock, the index and temporary files cannot be
 /// mistaken for images; temporary names follow the same pattern as `AtomicFile`'s.
 struct CacheFileLayout: Sendable {
     /// The cache folder, without a trailing slash.
     let folder: String
 
     static let lockFileName = ".imgcache.lock"
-    static let journalFileName = ".imgcache.journal"
-    static let metadataSuffix = ".json"
+    static let indexFileName = ".imgcache.index"
+    /// Earlier versions kept each entry's metadata in `<localName>.json`; `prune` and `clear` remove them.
+    static let legacySidecarSuffix = ".json"
     static let temporaryMarker = ".tmp-"
 
     init(folder: String) {
@@ -40,10 +40,9 @@ struct CacheFileLayout: Sendable {
     }
 
     var lockPath: String { folder + "/" + Self.lockFileName }
-    var journalPath: String { folder + "/" + Self.journalFileName }
+    var indexPath: String { folder + "/" + Self.indexFileName }
 
     func imagePath(_ localName: String) -> String { folder + "/" + localName }
-    func metadataPath(_ localName: String) -> String { folder + "/" + localName + Self.metadataSuffix }
 
     /// The fan-out subfolder a local name lives in, or nil for the top level.
     func subfolderPath(_ localName: String) -> String? {
@@ -94,22 +93,21 @@ struct CacheFileLayout: Sendable {
     /// What a file found in the cache folder is.
     enum FileKind: Equatable {
         case image(localName: String)
-        case metadata(localName: String)
+        case legacySidecar
         case temporary
         case unrelated
     }
 
     /// Classifies `name`, found at the top level (`subfolder` nil) or in a fan-out subfolder.
-    /// The metadata suffix is tried first: `<hex>.png.json` is metadata, while `<hex>.json` (an
-    /// image, if someone enabled that extension) has no extension left once `.json` is dropped.
+    /// The sidecar suffix is tried first: `<hex>.png.json` is an old sidecar, while `<hex>.json`
+    /// (an image, if someone enabled that extension) has no extension left once `.json` is dropped.
     static func kind(ofFileNamed name: String, inSubfolder subfolder: String?) -> FileKind {
         if name.hasPrefix(".") {
             return name.contains(temporaryMarker) ? .temporary : .unrelated
         }
         let prefix = subfolder.map { $0 + "/" } ?? ""
-        if name.hasSuffix(metadataSuffix) {
-            let localName = prefix + name.dropLast(metadataSuffix.count)
-            if isValidLocalName(localName) { return .metadata(localName: localName) }
+        if name.hasSuffix(legacySidecarSuffix), isValidLocalName(prefix + name.dropLast(legacySidecarSuffix.count)) {
+            return .legacySidecar
         }
         let localName = prefix + name
         return isValidLocalName(localName) ? .image(localName: localName) : .unrelated

@@ -85,7 +85,8 @@ enum CacheFileSystem {
         return (temporary, status)
     }
 
-    private static func writeAll(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer) -> Int32 {
+    /// Writes all of `raw` to an open file; returns the `errno` of a failure, or 0.
+    static func writeAll(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer) -> Int32 {
         var offset = 0
         while offset < raw.count {
             let count = write(descriptor, raw.baseAddress! + offset, raw.count - offset)

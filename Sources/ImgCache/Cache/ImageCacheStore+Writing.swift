@@ -12,11 +12,9 @@ extension ImageCacheStore {
     /// entries while the cache is over ``CachePolicy/maxTotalBytes``.
     ///
     /// The bytes are written to a temporary file first, outside the folder lock so that
-    /// concurrent stores overlap their writes; the rename into place, the sidecar and eviction
-    /// happen under the lock. Storing reads no other entries: sizes come from a running total
-    /// kept in memory and shared with other processes through the journal (a store with a size
-    /// cap lists the folder once, on its first write, and again only when the journal cannot be
-    /// followed).
+    /// concurrent stores overlap their writes; the rename into place, the index record and
+    /// eviction happen under the lock. Storing reads no other entries: sizes come from the index,
+    /// which every process keeps current by reading what the others appended.
     /// - Parameters:
     ///   - bytes: the image exactly as received.
     ///   - url: the image's URL; its fragment is ignored.
@@ -70,21 +68,20 @@ extension ImageCacheStore {
                 image = retry.status
             }
             if policy.durableWrites { CacheFileSystem.syncFolder(containing: imagePath) }
-            let time = CacheMetadataCoding.storable(now)
+            let time = CacheIndexRecord.storable(now)
             let metadata = CacheEntryMetadata(
                 url: urlString, localName: localName, contentType: contentType,
                 byteCount: bytes.count, sha256: sha256, etag: etag, lastModified: lastModified,
                 fetchedAt: time, lastUsedAt: time, imageFile: image.fingerprint
             )
             do {
-                try writeMetadata(metadata)
+                try session.record([.entry(metadata)])
             } catch {
-                // The new image is in place but any old sidecar describes other bytes: the entry
+                // The new image is in place but any older record describes other bytes: the entry
                 // reads as missing either way, so give the space back now.
-                _ = try? session.removeEntry(localName)
+                unlink(imagePath)
                 throw error
             }
-            session.recordStored(metadata)
             // The image is stored whatever happens next, so a file that cannot be evicted (a
             // permissions problem) must not make this call report failure; eviction resumes on
             // the next store.
@@ -97,13 +94,13 @@ extension ImageCacheStore {
     /// clock (`fetchedAt`), counts as a use (`lastUsedAt`), and replaces the validators that are
     /// given (a nil one keeps the stored value, since a 304 may omit headers).
     /// - Throws: ``ImageCacheError/notCached(url:)`` when there is no intact entry to keep;
-    ///   ``ImageCacheError/noLocalName(url:)``; `FileError` when the sidecar cannot be written.
+    ///   ``ImageCacheError/noLocalName(url:)``; `FileError` when the index cannot be written.
     public func markRevalidated(_ url: WebURL, etag: String?, lastModified: String?, now: Date = Date()) throws {
         let urlString = url.serializedWithoutFragment
         guard let localName = localName(for: url) else { throw ImageCacheError.noLocalName(url: urlString) }
         try withExclusiveAccess { session in
             var metadata: CacheEntryMetadata
-            switch reader.inspect(localName, expectedURL: urlString) {
+            switch reader.inspect(session.index[localName], expectedURL: urlString) {
             case .unusable:
                 throw ImageCacheError.notCached(url: urlString)
             case .intact(let found):
@@ -113,13 +110,12 @@ extension ImageCacheStore {
                 metadata = found
                 metadata.imageFile = file.status.fingerprint
             }
-            let time = CacheMetadataCoding.storable(now)
+            let time = CacheIndexRecord.storable(now)
             metadata.fetchedAt = time
             metadata.lastUsedAt = time
             if let etag { metadata.etag = etag }
             if let lastModified { metadata.lastModified = lastModified }
-            try writeMetadata(metadata)
-            session.recordStored(metadata)
+            try session.record([.entry(metadata)])
         }
     }
 
@@ -131,41 +127,43 @@ extension ImageCacheStore {
     public func markUsed(_ url: WebURL, now: Date = Date()) {
         let urlString = url.serializedWithoutFragment
         guard let localName = localName(for: url),
-              let recorded = reader.metadata(for: localName), recorded.url == urlString,
+              let recorded = metadata(for: localName), recorded.url == urlString,
               now.timeIntervalSince(recorded.lastUsedAt) >= Self.lastUseGranularity else { return }
-        try? withExclusiveAccess { session in
-            // Read again under the lock: the entry may have been replaced or removed meanwhile.
-            guard case .intact(var metadata) = reader.inspect(localName, expectedURL: urlString),
-                  metadata.lastUsedAt < now else { return }
-            metadata.lastUsedAt = CacheMetadataCoding.storable(now)
-            try writeMetadata(metadata)
-            session.recordStored(metadata)
-        }
+        recordUses([recorded], now: now)
     }
 
     /// Looks up many images at once and records the fresh ones as used: what a page's warm run
-    /// needs, in one pass. Entries whose last use is older than ``lastUseGranularity`` are updated
-    /// under a single hold of the folder lock rather than one per image.
+    /// needs, in one pass. The index is read once, and uses older than ``lastUseGranularity``
+    /// are recorded in one append under a single hold of the folder lock.
     /// - Returns: one ``CacheLookup`` per URL, in order.
     public func lookUpForUse(_ urls: [WebURL], now: Date = Date()) -> [CacheLookup] {
-        let results = urls.map { lookup($0, now: now) }
+        let recorded = recordedEntries()
+        let results = urls.map { url -> CacheLookup in
+            guard let localName = localName(for: url) else { return .missing }
+            return lookup(localName: localName, url: url.serializedWithoutFragment, recorded: recorded[localName], now: now)
+        }
         let due = results.compactMap { result -> CacheEntryMetadata? in
             guard case .fresh(let metadata) = result, now.timeIntervalSince(metadata.lastUsedAt) >= Self.lastUseGranularity
             else { return nil }
             return metadata
         }
-        guard !due.isEmpty else { return results }
-        try? withExclusiveAccess { session in
-            for recorded in due {
-                // Read again under the lock: the entry may have been replaced or removed meanwhile.
-                guard case .intact(var metadata) = reader.inspect(recorded.localName, expectedURL: recorded.url),
-                      metadata.lastUsedAt < now else { continue }
-                metadata.lastUsedAt = CacheMetadataCoding.storable(now)
-                try writeMetadata(metadata)
-                session.recordStored(metadata)
-            }
-        }
+        recordUses(due, now: now)
         return results
+    }
+
+    /// Records a use of each entry, unless it changed meanwhile or was used since.
+    private func recordUses(_ entries: [CacheEntryMetadata], now: Date) {
+        guard !entries.isEmpty else { return }
+        let time = CacheIndexRecord.storable(now)
+        try? withExclusiveAccess { session in
+            // Checked again under the lock: an entry may have been replaced or removed meanwhile.
+            let uses = entries.compactMap { seen -> CacheIndexRecord? in
+                guard let current = session.index[seen.localName], current.url == seen.url,
+                      current.imageFile == seen.imageFile, current.lastUsedAt < time else { return nil }
+                return .used(localName: seen.localName, at: time)
+            }
+            try session.record(uses)
+        }
     }
 
     /// Deletes `url`'s entry.

@@ -1,28 +1,27 @@
 public import Foundation
 
-/// The image cache: a folder of images named by ``LocalImageNaming``, each with a JSON metadata
-/// sidecar. The folder is the store — there is no database beside it — so pages rewritten to
-/// point into the folder keep working, and any process can open the same folder.
+/// The image cache: a folder of images named by ``LocalImageNaming``, and one index file holding
+/// every entry's metadata. The folder is the store — there is no database beside it — so pages
+/// rewritten to point into the folder keep working, and any process can open the same folder.
 ///
 /// ## Layout
 /// ```
 /// <directory>/
-///   3f2a…c1.png          the image bytes, exactly as downloaded
-///   3f2a…c1.png.json     CacheEntryMetadata (dates in seconds since 1970, with fractions)
-///   .imgcache.lock       flock'ed by writers
-///   .imgcache.journal    log of changes, so processes can keep size totals without rescanning
+///   3f2a…c1.png            the image bytes, exactly as downloaded
+///   .imgcache.index        CacheEntryMetadata records, one JSON object per line (CacheIndexFile)
+///   .imgcache.lock         flock'ed by writers
 ///   .<name>.tmp-<pid>-<n>  writes in progress (or left by a killed process; `prune` removes them)
 /// ```
-/// With fan-out naming the image, its sidecar and its temporary files sit in the
-/// two-hex-digit subfolder (`3f/3f2a…c1.png`, `3f/3f2a…c1.png.json`).
+/// With fan-out naming the image and its temporary files sit in the two-hex-digit subfolder
+/// (`3f/3f2a…c1.png`).
 ///
 /// ## Consistency
-/// - Every file is written to a temporary file in its own folder and renamed into place, so
-///   a reader sees a whole old file or a whole new one, never a partial image.
-/// - An image and its sidecar are two files, so they can briefly disagree (another process is
-///   between its two renames, or was killed there). The sidecar records the image's size, inode and
-///   modification time; an entry whose image does not match is treated as missing, and bytes are
-///   only served after their SHA-256 matches the sidecar.
+/// - Every image is written to a temporary file in its own folder and renamed into place, so a
+///   reader sees a whole old file or a whole new one, never a partial image.
+/// - The index records each image's size, inode and modification time. An image and its record
+///   are written one after the other, so they can briefly disagree (another process is between
+///   the two, or was killed there); an entry whose image does not match its record is treated as
+///   missing, and bytes are only served after their SHA-256 matches the record.
 /// - Changes to entries, eviction, `prune` and `clear` run under an exclusive `flock` on
 ///   `.imgcache.lock`, so processes never evict or clear underneath each other's writes. Reads
 ///   take no lock (a lookup takes it only to record a refreshed fingerprint; see
@@ -38,9 +37,9 @@ public final class ImageCacheStore: Sendable {
     /// Freshness and size limits.
     public let policy: CachePolicy
 
-    /// `markUsed` skips rewriting a sidecar whose last use is more recent than this: LRU order
-    /// does not need finer grain, and a page showing the same image many times should not
-    /// rewrite its sidecar each time.
+    /// `markUsed` records no use of an entry whose recorded last use is more recent than this:
+    /// LRU order does not need finer grain, and a page showing the same image many times should
+    /// not append a record each time.
     public static let lastUseGranularity: TimeInterval = 60
     /// How old a temporary file must be before `prune` takes it for debris of a killed process
     /// rather than a write in progress.
@@ -48,13 +47,26 @@ public final class ImageCacheStore: Sendable {
 
     let layout: CacheFileLayout
     let reader: CacheEntryReader
-    private let exclusive: ThreadLocked<ExclusiveState>
+    private let state: ThreadLocked<State>
 
-    /// What only the holder of the mutex and the folder lock may touch.
-    private struct ExclusiveState {
+    /// The index as this process last read it, and the means to change the folder.
+    private struct State {
         let folderLock: CacheFolderLock
-        let journal: CacheJournal
-        var index: CacheSizeIndex?
+        let indexFile: CacheIndexFile
+        var index = CacheIndex()
+
+        /// Applies what other processes (and other stores on the folder) recorded since the last look.
+        mutating func catchUp() {
+            switch indexFile.readUpdates() {
+            case .unchanged:
+                break
+            case .appended(let records):
+                index.apply(records)
+            case .replaced(let records):
+                index = CacheIndex()
+                index.apply(records)
+            }
+        }
     }
 
     /// Opens (creating if needed) the cache folder at `directory`.
@@ -71,10 +83,9 @@ public final class ImageCacheStore: Sendable {
         self.policy = policy
         self.layout = layout
         self.reader = CacheEntryReader(layout: layout)
-        self.exclusive = ThreadLocked(ExclusiveState(
+        self.state = ThreadLocked(State(
             folderLock: CacheFolderLock(path: layout.lockPath),
-            journal: CacheJournal(path: layout.journalPath),
-            index: nil
+            indexFile: CacheIndexFile(path: layout.indexPath)
         ))
     }
 
@@ -109,16 +120,19 @@ public final class ImageCacheStore: Sendable {
 
     /// Whether `url`'s image is cached, and whether it is fresh.
     ///
-    /// Reads the sidecar and `stat`s the image; does not read or hash the image. When the
-    /// image's size still matches but its inode or modification time changed (the folder was
-    /// copied, for example), the bytes are hashed once and, if they still match, the sidecar is
-    /// updated so the next lookup is cheap again.
-    /// - Returns: `.missing` when either file is absent or unreadable, or they do not match.
+    /// Reads the index (only what was appended since the last call) and `stat`s the image; does
+    /// not read or hash the image. When the image's size still matches but its inode or
+    /// modification time changed (the folder was copied, for example), the bytes are hashed once
+    /// and, if they still match, the new fingerprint is recorded so the next lookup is cheap again.
+    /// - Returns: `.missing` when there is no record or no image, or they do not match.
     public func lookup(_ url: WebURL, now: Date = Date()) -> CacheLookup {
         guard let localName = localName(for: url) else { return .missing }
-        guard let metadata = intactMetadata(localName: localName, url: url.serializedWithoutFragment) else {
-            return .missing
-        }
+        return lookup(localName: localName, url: url.serializedWithoutFragment, recorded: metadata(for: localName), now: now)
+    }
+
+    /// ``lookup(_:now:)`` for an entry whose record was already read.
+    func lookup(localName: String, url: String, recorded: CacheEntryMetadata?, now: Date) -> CacheLookup {
+        guard let metadata = intactMetadata(recorded, url: url) else { return .missing }
         return policy.isStale(fetchedAt: metadata.fetchedAt, now: now) ? .stale(metadata) : .fresh(metadata)
     }
 
@@ -127,7 +141,7 @@ public final class ImageCacheStore: Sendable {
     /// call ``lookup(_:now:)`` for that.
     public func contents(for url: WebURL) -> (bytes: [UInt8], metadata: CacheEntryMetadata)? {
         guard let localName = localName(for: url),
-              let metadata = reader.metadata(for: localName),
+              let metadata = metadata(for: localName),
               metadata.url == url.serializedWithoutFragment,
               let file = reader.verifiedBytes(of: metadata) else { return nil }
         return (file.bytes, metadata)
@@ -139,59 +153,66 @@ public final class ImageCacheStore: Sendable {
     /// absent or not intact. Safe to call with a name taken from a request.
     public func contents(forLocalName localName: String) -> (bytes: [UInt8], metadata: CacheEntryMetadata)? {
         guard CacheFileLayout.isValidLocalName(localName),
-              let metadata = reader.metadata(for: localName),
+              let metadata = metadata(for: localName),
               let file = reader.verifiedBytes(of: metadata) else { return nil }
         return (file.bytes, metadata)
     }
 
+    /// What the index records about `localName` (not yet checked against the image file).
+    func metadata(for localName: String) -> CacheEntryMetadata? {
+        state.withLock { state in
+            state.catchUp()
+            return state.index[localName]
+        }
+    }
+
+    /// Every entry the index records, current.
+    func recordedEntries() -> [String: CacheEntryMetadata] {
+        state.withLock { state in
+            state.catchUp()
+            return state.index.entries
+        }
+    }
+
     /// The metadata of an entry that passes the fingerprint check, re-checking by hash (and
     /// recording the new fingerprint) when only the inode or modification time changed.
-    func intactMetadata(localName: String, url: String) -> CacheEntryMetadata? {
-        switch reader.inspect(localName, expectedURL: url) {
+    func intactMetadata(_ recorded: CacheEntryMetadata?, url: String?) -> CacheEntryMetadata? {
+        switch reader.inspect(recorded, expectedURL: url) {
         case .unusable:
             return nil
         case .intact(let metadata):
             return metadata
         case .fingerprintChanged(let metadata):
             guard let file = reader.verifiedBytes(of: metadata) else { return nil }
-            try? withExclusiveAccess { _ in
+            var refreshed = metadata
+            refreshed.imageFile = file.status.fingerprint
+            // Best effort (the folder may be read-only, say inside an app bundle).
+            try? withExclusiveAccess { session in
                 // Only if nobody changed the entry while we were hashing it.
-                guard reader.metadata(for: localName) == metadata,
-                      let now = CacheFileSystem.status(ofPath: layout.imagePath(localName)),
+                guard session.index[metadata.localName] == metadata,
+                      let now = CacheFileSystem.status(ofPath: layout.imagePath(metadata.localName)),
                       now.isSameFile(as: file.status), now.fingerprint == file.status.fingerprint else { return }
-                var refreshed = metadata
-                refreshed.imageFile = file.status.fingerprint
-                try writeMetadata(refreshed)
+                try session.record([.entry(refreshed)])
             }
-            var result = metadata
-            result.imageFile = file.status.fingerprint
-            return result
+            return refreshed
         }
     }
 
     // MARK: Exclusive sections
 
-    /// Runs `body` holding this store's mutex and the folder's `flock`, with the size index
-    /// brought up to date first (for a store with a size cap).
+    /// Runs `body` holding this store's mutex and the folder's `flock`, with the index brought up
+    /// to date first.
     func withExclusiveAccess<Result>(_ body: (inout CacheFolderSession) throws -> Result) throws -> Result {
-        try exclusive.withLock { state in
+        try state.withLock { state in
             try state.folderLock.acquire()
             defer { state.folderLock.release() }
-            var session = CacheFolderSession(layout: layout, reader: reader, journal: state.journal, index: state.index)
+            state.catchUp()
+            var session = CacheFolderSession(layout: layout, file: state.indexFile, durable: policy.durableWrites,
+                                             index: state.index)
             defer { state.index = session.index }
-            if policy.maxTotalBytes != nil { try session.catchUp() }
             let result = try body(&session)
-            session.compactJournalIfLarge()
+            session.compactIfLarge()
             return result
         }
-    }
-
-    /// Writes an entry's sidecar atomically.
-    func writeMetadata(_ metadata: CacheEntryMetadata) throws {
-        try CacheFileSystem.replaceFile(
-            at: layout.metadataPath(metadata.localName),
-            with: CacheMetadataCoding.encode(metadata),
-            durable: policy.durableWrites
-        )
     }
 }

@@ -1,10 +1,16 @@
-/// Indented JSON text written by hand, for the files the cache and `fetch` write often.
-/// Two spaces per level, `"key" : value`, as `JSONEncoder` with `.prettyPrinted` spaces it;
-/// strings escaped as `.withoutEscapingSlashes` does. The caller writes keys in sorted order.
+/// JSON text written by hand, for the files the cache and `fetch` write often. Indented: two
+/// spaces per level, `"key" : value`, as `JSONEncoder` with `.prettyPrinted` spaces it; or compact,
+/// on one line (the cache index's records). Strings escaped as `.withoutEscapingSlashes` does.
+/// The caller writes keys in sorted order.
 struct JSONText {
     var bytes: [UInt8] = []
+    private let indented: Bool
     private var depth = 0
     private var first = true
+
+    init(indented: Bool = true) {
+        self.indented = indented
+    }
 
     mutating func open() {
         bytes.append(UInt8(ascii: "{"))
@@ -51,7 +57,11 @@ struct JSONText {
         first = false
         newline()
         appendString(name)
-        bytes += Array(" : ".utf8)
+        if indented {
+            bytes += [UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: " ")]
+        } else {
+            bytes.append(UInt8(ascii: ":"))
+        }
     }
 
     mutating func field(_ name: String, string value: String) {
@@ -61,10 +71,11 @@ struct JSONText {
 
     mutating func field(_ name: String, number text: String) {
         key(name)
-        bytes += Array(text.utf8)
+        bytes.append(contentsOf: text.utf8)
     }
 
     private mutating func newline() {
+        guard indented else { return }
         bytes.append(UInt8(ascii: "\n"))
         bytes += repeatElement(UInt8(ascii: " "), count: 2 * depth)
     }

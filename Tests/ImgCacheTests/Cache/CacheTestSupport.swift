@@ -28,9 +28,9 @@ final class CacheTestFolder: Sendable {
             .sorted()
     }
 
-    /// The files a user would call cache contents: everything but the lock and the journal.
+    /// The files a user would call cache contents: everything but the lock and the index.
     func entryFiles() -> [String] {
-        allFiles().filter { $0 != ".imgcache.lock" && $0 != ".imgcache.journal" }
+        allFiles().filter { $0 != ".imgcache.lock" && $0 != ".imgcache.index" }
     }
 
     func isFolder(_ relative: String) -> Bool {

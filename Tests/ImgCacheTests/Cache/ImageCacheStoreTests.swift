@@ -20,7 +20,7 @@ struct ImageCacheStoreTests {
         let localName = try #require(naming.localName(for: url))
         #expect(stored.localName == localName)
         #expect(folder.read(localName) == bytes)
-        #expect(folder.exists(localName + ".json"))
+        #expect(!folder.exists(localName + ".json"), "the metadata is in the index, not in a second file")
         #expect(store.path(for: url) == folder.path + "/" + localName)
         #expect(store.fileURL(for: url)?.path == folder.path + "/" + localName)
         #expect(stored.url == "https://images.example.com/a/cat.PNG?size=2")
@@ -40,7 +40,7 @@ struct ImageCacheStoreTests {
         #expect(contents.bytes == bytes)
         #expect(contents.metadata == stored)
         #expect(store.contents(forLocalName: localName)?.bytes == bytes)
-        #expect(folder.entryFiles() == [localName, localName + ".json"])
+        #expect(folder.entryFiles() == [localName])
     }
 
     @Test("a second store instance (a later run) reads back exactly the metadata the first wrote, dates included")
@@ -52,8 +52,8 @@ struct ImageCacheStoreTests {
         let reopened = try ImageCacheStore(directory: folder.path)
         #expect(reopened.lookup(CacheTestData.url("a")) == .fresh(stored))
         #expect(abs(stored.fetchedAt.timeIntervalSince(odd)) < 1e-6)
-        let json = String(decoding: try #require(folder.read(stored.localName + ".json")), as: UTF8.self)
-        #expect(json.contains("\"fetchedAt\" : 1700307200.123"))
+        let index = String(decoding: try #require(folder.read(".imgcache.index")), as: UTF8.self)
+        #expect(index.contains("\"fetchedAt\":1700307200.123"))
     }
 
     @Test("an entry is fresh until maxAge has passed since it was fetched, then stale with its validators")
@@ -203,7 +203,7 @@ struct ImageCacheStoreTests {
         let entry = try store.store(CacheTestData.bytes(2_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0)
 
         let copy = try CacheTestFolder()
-        for name in original.entryFiles() {
+        for name in original.allFiles() where name != ".imgcache.lock" {
             try FileManager.default.copyItem(atPath: original.path + "/" + name, toPath: copy.path + "/" + name + ".copy")
             try FileManager.default.moveItem(atPath: copy.path + "/" + name + ".copy", toPath: copy.path + "/" + name)
         }
@@ -211,8 +211,8 @@ struct ImageCacheStoreTests {
         guard case .fresh(let found) = copied.lookup(CacheTestData.url("a"), now: t0) else { Issue.record("expected the copy to be found"); return }
         #expect(found.sha256 == entry.sha256)
         #expect(found.imageFile != entry.imageFile)
-        // The sidecar now describes the copy, so the next lookup is a plain stat again.
-        let reread = try #require(CacheEntryReader(layout: CacheFileLayout(folder: copy.path)).metadata(for: entry.localName))
+        // The index now describes the copy, so the next lookup is a plain stat again, in any process.
+        let reread = try #require(try ImageCacheStore(directory: copy.path).metadata(for: entry.localName))
         #expect(reread.imageFile == found.imageFile)
         #expect(copied.stats().entryCount == 1)
     }
@@ -248,12 +248,23 @@ struct ImageCacheStoreTests {
         try Data([5]).write(to: URL(fileURLWithPath: folder.path + "/" + orphan))
         let unrelated = "notes.txt"
         try Data([6]).write(to: URL(fileURLWithPath: folder.path + "/" + unrelated))
+        let legacySidecar = String(repeating: "cd", count: 32) + ".png.json"
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: folder.path + "/" + legacySidecar))
+        let vanished = try store.store([7], for: CacheTestData.url("vanished"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 500)
+        try FileManager.default.removeItem(atPath: folder.path + "/" + vanished.localName)
+        let indexBefore = try #require(folder.read(".imgcache.index"))
 
-        #expect(try store.prune(now: t0 + 550) == 3)
+        #expect(try store.prune(now: t0 + 550) == 4)
         #expect(store.lookup(CacheTestData.url("old"), now: t0 + 550) == .missing)
         #expect(store.lookup(CacheTestData.url("recent"), now: t0 + 550) != .missing)
-        #expect(!folder.exists(damaged.localName) && !folder.exists(damaged.localName + ".json"))
+        #expect(!folder.exists(damaged.localName))
         #expect(!folder.exists(orphan))
+        #expect(!folder.exists(legacySidecar), "sidecars of earlier versions go")
+        // The index is rewritten to what is left: one record.
+        let indexAfter = try #require(folder.read(".imgcache.index"))
+        #expect(indexAfter.count < indexBefore.count)
+        #expect(indexAfter.filter { $0 == UInt8(ascii: "\n") }.count == 1)
+        #expect(try ImageCacheStore(directory: folder.path).verify().isEmpty)
         #expect(folder.exists(unrelated), "files that are not the cache's are left alone")
     }
 
@@ -295,7 +306,7 @@ struct ImageCacheStoreTests {
         #expect(entry.localName == naming.localName(for: CacheTestData.url("a")))
         #expect(entry.localName.dropFirst(2).hasPrefix("/" + entry.localName.prefix(2)))
         #expect(folder.read(entry.localName) == [4, 5, 6])
-        #expect(folder.exists(entry.localName + ".json"))
+        #expect(folder.entryFiles() == [entry.localName])
         #expect(store.contents(forLocalName: entry.localName)?.bytes == [4, 5, 6])
     }
 
@@ -341,17 +352,16 @@ struct ImageCacheStoreTests {
         }
     }
 
-    @Test("markUsed records a use, but does not rewrite the sidecar for uses less than a minute apart")
+    @Test("markUsed records a use, but writes nothing for uses less than a minute apart")
     func markUsedGranularity() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
         let url = CacheTestData.url("a")
-        let stored = try store.store([1], for: url, contentType: nil, etag: nil, lastModified: nil, now: t0)
-        let sidecar = stored.localName + ".json"
-        let written = folder.read(sidecar)
+        try store.store([1], for: url, contentType: nil, etag: nil, lastModified: nil, now: t0)
+        let written = folder.read(".imgcache.index")
 
         store.markUsed(url, now: t0 + 30)
-        #expect(folder.read(sidecar) == written)
+        #expect(folder.read(".imgcache.index") == written)
         #expect(store.lookup(url).metadata?.lastUsedAt == t0)
 
         store.markUsed(url, now: t0 + 61)
@@ -388,17 +398,17 @@ struct ImageCacheStoreTests {
         #expect(store.stats().totalBytes == 1, "the size total forgot the deleted entry")
     }
 
-    @Test("a journal cut short by a killed process does not break the size cap")
+    @Test("an index line cut short by a killed process is skipped; records appended after it are read, and the cap holds")
     func damagedJournal() throws {
         let folder = try CacheTestFolder()
         let policy = CachePolicy(maxTotalBytes: 250)
         let first = try ImageCacheStore(directory: folder.path, policy: policy)
         try first.store(CacheTestData.bytes(100, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0)
         try first.store(CacheTestData.bytes(100, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 1)
-        let journal = try #require(FileHandle(forWritingAtPath: folder.path + "/.imgcache.journal"))
-        try journal.seekToEnd()
-        try journal.write(contentsOf: Data("+ 100 17000".utf8))  // no newline: the writer died mid-line
-        try journal.close()
+        let index = try #require(FileHandle(forWritingAtPath: folder.path + "/.imgcache.index"))
+        try index.seekToEnd()
+        try index.write(contentsOf: Data("{\"byteCount\":100,\"con".utf8))  // no newline: the writer died mid-line
+        try index.close()
 
         let second = try ImageCacheStore(directory: folder.path, policy: policy)
         try second.store(CacheTestData.bytes(100, seed: 3), for: CacheTestData.url("c"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 2)
@@ -409,6 +419,32 @@ struct ImageCacheStoreTests {
         #expect(first.contents(for: CacheTestData.url("c")) != nil)
         #expect(first.contents(for: CacheTestData.url("d")) != nil)
         #expect(first.stats().totalBytes == 200)
+        #expect(try ImageCacheStore(directory: folder.path).stats().totalBytes == 200, "a new reader agrees")
+    }
+
+    @Test("a store appending for a long time keeps the index short, and another store instance follows the snapshot")
+    func indexCompaction() throws {
+        let folder = try CacheTestFolder()
+        let writer = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 1_000_000))
+        let reader = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 1_000_000))
+        let (a, b) = (CacheTestData.url("a"), CacheTestData.url("b"))
+        try writer.store([1, 2, 3], for: a, contentType: "image/png", etag: "\"0\"", lastModified: nil, now: t0)
+        try writer.store([4, 5, 6], for: b, contentType: "image/png", etag: nil, lastModified: nil, now: t0)
+        #expect(reader.lookup(a, now: t0).metadata?.etag == "\"0\"")
+        var largest = 0
+        for round in 1...1_500 {
+            // Each 304 appends a whole record (about 400 bytes).
+            try writer.markRevalidated(a, etag: "\"\(round)\"", lastModified: nil, now: t0 + Double(round))
+            largest = max(largest, folder.read(".imgcache.index")?.count ?? 0)
+            if round % 250 == 0 {
+                #expect(reader.lookup(a, now: t0 + Double(round)).metadata?.etag == "\"\(round)\"")
+            }
+        }
+        // 1,500 records of about 400 bytes would be 600 KB without compaction.
+        #expect(largest <= 256 * 1_024 + 1_024, "compacted each time it passes 256 KB")
+        #expect(reader.lookup(a, now: t0 + 1_500).metadata?.etag == "\"1500\"")
+        #expect(reader.contents(for: b)?.bytes == [4, 5, 6], "entries untouched by the appends survive compaction")
+        #expect(try ImageCacheStore(directory: folder.path).stats().entryCount == 2)
     }
 
     @Test("durable writes (fsync) store and read back the same way")
