@@ -45,26 +45,22 @@ extension ImageCacheStore {
         // Fails when the folder is missing (a fan-out subfolder not made yet, or a folder someone
         // deleted), which is then created and the write done again under the lock. Not checked
         // first: that cost a few `stat`s per image for a case that almost never happens.
-        let staged = try? CacheFileSystem.writeTemporaryFile(bytes, beside: imagePath, durable: policy.durableWrites)
+        let staged = try? StagedImageFile.write(bytes, for: imagePath, durable: policy.durableWrites)
         // The lock file lives in the cache folder too.
         if staged == nil { try CacheFileSystem.createFolder(at: folder) }
 
         return try withExclusiveAccess { session in
             let image: FileStatus
-            if let staged, CacheFileSystem.rename(staged.path, to: imagePath) == 0 {
+            if let staged, staged.place(at: imagePath) == 0 {
                 image = staged.status
             } else {
                 // The unlocked write failed, or a `clear` in another process removed its temporary
                 // file before we got the lock. Neither can recur while we hold the lock, so write
                 // again; a second failure is a real one.
-                if let staged { unlink(staged.path) }
                 try CacheFileSystem.createFolder(at: folder)
-                let retry = try CacheFileSystem.writeTemporaryFile(bytes, beside: imagePath, durable: policy.durableWrites)
-                let failure = CacheFileSystem.rename(retry.path, to: imagePath)
-                if failure != 0 {
-                    unlink(retry.path)
-                    throw FileError(path: imagePath, errno: failure)
-                }
+                let retry = try StagedImageFile.write(bytes, for: imagePath, durable: policy.durableWrites)
+                let failure = retry.place(at: imagePath)
+                guard failure == 0 else { throw FileError(path: imagePath, errno: failure) }
                 image = retry.status
             }
             if policy.durableWrites { CacheFileSystem.syncFolder(containing: imagePath) }

@@ -207,8 +207,11 @@ public final class ImageCacheStore: Sendable {
             try state.folderLock.acquire()
             defer { state.folderLock.release() }
             state.catchUp()
+            // The session takes the index rather than sharing it: a shared dictionary would be
+            // copied whole by the session's first change (copy on write), once per stored image.
             var session = CacheFolderSession(layout: layout, file: state.indexFile, durable: policy.durableWrites,
                                              index: state.index)
+            state.index = CacheIndex()
             defer { state.index = session.index }
             let result = try body(&session)
             session.compactIfLarge()

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An image's bytes written to a file that is not yet at its final name, so that the name only
+/// ever shows a whole image.
+///
+/// On Linux the file is unnamed (`O_TMPFILE`): an inode in the cache folder with no name, given
+/// its final name by `linkat` in one step. Compared with a named temporary file renamed into
+/// place, that changes the folder once instead of twice per image, allocates the inode without
+/// holding the folder's lock in the kernel, and a process killed before the link leaves nothing
+/// behind. Where the file system or platform has no unnamed files, it is a hidden temporary file
+/// beside the final name, renamed into place.
+final class StagedImageFile {
+    private enum Location {
+        case unnamed(descriptor: Int32)
+        case named(path: String)
+    }
+
+    private var location: Location?
+    /// The file as written: its size, inode and modification time are what the index records.
+    /// Linking or renaming keeps all three.
+    let status: FileStatus
+
+    private init(location: Location, status: FileStatus) {
+        self.location = location
+        self.status = status
+    }
+
+    deinit { discard() }
+
+    /// Writes `bytes` to a new file in `finalPath`'s folder.
+    /// - Throws: `FileError` when the folder does not exist or the file cannot be written.
+    static func write(_ bytes: [UInt8], for finalPath: String, durable: Bool) throws -> StagedImageFile {
+        #if os(Linux)
+        if let unnamed = writeUnnamed(bytes, inFolderOf: finalPath, durable: durable) { return unnamed }
+        #endif
+        let staged = try CacheFileSystem.writeTemporaryFile(bytes, beside: finalPath, durable: durable)
+        return StagedImageFile(location: .named(path: staged.path), status: staged.status)
+    }
+
+    /// Gives the file its final name, replacing any file there. Returns 0, or the `errno` of the
+    /// failure (the staged file is then discarded).
+    func place(at finalPath: String) -> Int32 {
+        defer { discard() }
+        switch location {
+        case .named(let path):
+            location = nil
+            return CacheFileSystem.rename(path, to: finalPath)
+        case .unnamed(let descriptor):
+            #if os(Linux)
+            let source = "/proc/self/fd/\(descriptor)"
+            if linkat(AT_FDCWD, source, AT_FDCWD, finalPath, AT_SYMLINK_FOLLOW) == 0 { return 0 }
+            guard errno == EEXIST else { return errno }
+            // `linkat` never replaces a file: link under a temporary name, then rename over.
+            let temporary = CacheFileLayout.temporaryPath(beside: finalPath)
+            guard linkat(AT_FDCWD, source, AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) == 0 else { return errno }
+            let failure = CacheFileSystem.rename(temporary, to: finalPath)
+            if failure != 0 { unlink(temporary) }
+            return failure
+            #else
+            _ = descriptor
+            return ENOTSUP
+            #endif
+        case nil:
+            return ENOENT
+        }
+    }
+
+    /// Deletes the staged file if it was not placed.
+    func discard() {
+        switch location {
+        case .unnamed(let descriptor): close(descriptor)
+        case .named(let path): unlink(path)
+        case nil: break
+        }
+        location = nil
+    }
+
+    #if os(Linux)
+    /// `O_TMPFILE`, which Swift does not import (a macro of macros). The same value on every
+    /// architecture Swift runs on.
+    private static let unnamedFileFlag: Int32 = 0o20000000 | O_DIRECTORY
+
+    private static func writeUnnamed(_ bytes: [UInt8], inFolderOf finalPath: String, durable: Bool) -> StagedImageFile? {
+        let folder = finalPath.lastIndex(of: "/").map { String(finalPath[..<$0]) } ?? "."
+        let descriptor = open(folder.isEmpty ? "/" : folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
+        // Not supported here (old kernel, a file system without it): use a named temporary file.
+        guard descriptor >= 0 else { return nil }
+        var failure = bytes.withUnsafeBytes { CacheFileSystem.writeAll(descriptor, $0) }
+        if failure == 0, durable, fsync(descriptor) != 0 { failure = errno }
+        guard failure == 0, let status = CacheFileSystem.status(ofDescriptor: descriptor) else {
+            close(descriptor)
+            return nil
+        }
+        return StagedImageFile(location: .unnamed(descriptor: descriptor), status: status)
+    }
+    #endif
+}
