@@ -49,6 +49,9 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             // A refused or failed connect fails the request at once (as `.connection`) instead of
             // being retried by the pool until the deadline: retrying is the downloader's decision.
             configuration.connectionPool.retryConnectionEstablishment = false
+            // No tracing spans: with none configured, AsyncHTTPClient still made a span and parsed
+            // each URL again for its attributes (about 2% of a 2,000-image fetch's CPU time).
+            configuration.tracing.tracer = nil
             return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         }
         self.proxy = proxy
@@ -90,19 +93,11 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         let nioDeadline = NIODeadline.now() + TimeAmount(remaining)
 
         do {
-            // AsyncHTTPClient's deadline covers only the wait for the response head, so the body
-            // is raced against a timer as well: whichever ends first wins, the other is cancelled
-            // (cancelling the body's iteration makes AsyncHTTPClient drop the connection).
-            return try await withThrowingTaskGroup(of: TransportResponse.self) { group in
-                group.addTask {
-                    try await Self.exchange(prepared, on: client, deadline: nioDeadline, maxBytes: request.maxBytes)
-                }
-                group.addTask {
-                    try await Task.sleep(until: request.deadline, clock: .continuous)
-                    throw TransportError.timedOut
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
+            // AsyncHTTPClient's deadline covers only the wait for the response head, so the whole
+            // exchange is bounded as well (cancelling the body's iteration makes AsyncHTTPClient
+            // drop the connection).
+            return try await withDeadline(request.deadline) {
+                try await Self.exchange(prepared, on: client, deadline: nioDeadline, maxBytes: request.maxBytes)
             }
         } catch {
             throw Self.transportError(for: error)

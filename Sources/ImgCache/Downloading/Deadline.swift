@@ -2,17 +2,27 @@
 ///
 /// The downloader bounds each image itself instead of trusting every transport to: a server
 /// that drips one byte a second must not hold a run whatever the transport does with bodies.
-func withDeadline<T: Sendable>(
+/// Like a task group, it returns only once `operation` has ended; cancelling the caller cancels
+/// `operation`. The deadline is kept by the shared ``DeadlineWatchdog``, not by a timer per call.
+package func withDeadline<T: Sendable>(
     _ deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(until: deadline, clock: .continuous)
-            throw TransportError.timedOut
+    guard ContinuousClock.now < deadline else { throw TransportError.timedOut }
+    let task = Task { try await operation() }
+    let expired = ThreadLocked(false)
+    let ticket = DeadlineWatchdog.shared.watch(until: deadline) {
+        expired.withLock { $0 = true }
+        task.cancel()
+    }
+    defer { DeadlineWatchdog.shared.unwatch(ticket) }
+    do {
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw CancellationError() }
-        return first
+    } catch {
+        if expired.withLock({ $0 }) { throw TransportError.timedOut }
+        throw error
     }
 }
