@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import ImgCache
+
+@Suite("Per-request deadlines")
+struct DeadlineTests {
+    /// Counts operations that saw their cancellation.
+    final class CancellationLog: Sendable {
+        private let count = ThreadLocked(0)
+        var value: Int { count.withLock { $0 } }
+        func record() { count.withLock { $0 += 1 } }
+    }
+
+    /// Sleeps for `duration` unless cancelled, recording the cancellation.
+    static func sleeper(_ duration: Duration, log: CancellationLog) -> @Sendable () async throws -> Int {
+        {
+            do {
+                try await Task.sleep(for: duration)
+            } catch {
+                log.record()
+                throw error
+            }
+            return 1
+        }
+    }
+
+    @Test("operations that end in time return; late ones are cancelled and time out, whatever order the deadlines were set in")
+    func manyDeadlinesAtOnce() async throws {
+        let log = CancellationLog()
+        let started = ContinuousClock.now
+        let results = await withTaskGroup(of: (String, Result<Int, any Error>).self) { group in
+            // Far deadlines first, then nearer ones: the shared timer must be brought forward.
+            for index in 0..<10 {
+                group.addTask {
+                    let result = await Result { try await withDeadline(.now + .seconds(20), Self.sleeper(.milliseconds(20 + index * 5), log: log)) }
+                    return ("in time", result)
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+            for index in 0..<10 {
+                group.addTask {
+                    let deadline = ContinuousClock.now + .milliseconds(100 + 30 * (9 - index))
+                    let result = await Result { try await withDeadline(deadline, Self.sleeper(.seconds(60), log: log)) }
+                    return ("late", result)
+                }
+            }
+            var results: [(String, Result<Int, any Error>)] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+
+        for (kind, result) in results {
+            switch (kind, result) {
+            case ("in time", .success(let value)): #expect(value == 1)
+            case ("late", .failure(let error)): #expect(error as? TransportError == .timedOut)
+            default: Issue.record("\(kind): unexpected \(result)")
+            }
+        }
+        #expect(log.value == 10, "every late operation was cancelled")
+        #expect(ContinuousClock.now - started < .seconds(15), "no late operation ran to its 60 s end")
+    }
+
+    @Test("cancelling the caller cancels the operation, and is not reported as a time-out")
+    func callerCancellation() async throws {
+        let log = CancellationLog()
+        let caller = Task { try await withDeadline(.now + .seconds(30), Self.sleeper(.seconds(60), log: log)) }
+        try await Task.sleep(for: .milliseconds(50))
+        caller.cancel()
+        let result = await caller.result
+        guard case .failure(let error) = result else { Issue.record("expected a failure, got \(result)"); return }
+        #expect(error is CancellationError)
+        #expect(log.value == 1)
+    }
+
+    @Test("a deadline already past throws at once without starting the operation")
+    func pastDeadline() async throws {
+        let log = CancellationLog()
+        let ran = ThreadLocked(false)
+        await #expect(throws: TransportError.timedOut) {
+            try await withDeadline(.now - .seconds(1)) { ran.withLock { $0 = true }; return try await Self.sleeper(.zero, log: log)() }
+        }
+        #expect(ran.withLock { $0 } == false)
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
