@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Everything the cache knows about one stored image. It is kept as a JSON sidecar beside the
-/// image (`<localName>.json`) and is what ``ImageCacheStore`` checks the image file against.
+/// Everything the cache knows about one stored image. It is kept as one line of the cache folder's
+/// index (`.imgcache.index`) and is what ``ImageCacheStore`` checks the image file against.
 ///
 /// Dates are written as seconds since 1970 with their fractional part (see
 /// ``ImageCacheStore`` for the layout). ``imageFile`` holds integers, not dates, because it is

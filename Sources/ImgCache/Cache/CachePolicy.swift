@@ -7,7 +7,7 @@ public struct CachePolicy: Sendable, Equatable {
     /// `nil`: never stale. `0`: always stale, so every use revalidates with `If-None-Match` /
     /// `If-Modified-Since`. Also the age beyond which ``ImageCacheStore/prune(now:)`` deletes.
     public var maxAge: TimeInterval?
-    /// The most image bytes the folder may hold (metadata sidecars are not counted); storing
+    /// The most image bytes the folder may hold (the index file is not counted); storing
     /// beyond it evicts the least recently used entries. `nil`: no cap.
     public var maxTotalBytes: Int?
     /// Whether every file is flushed to disk (`fsync`) before being renamed into place.

@@ -4,7 +4,7 @@ public import Foundation
 public struct CacheStats: Sendable, Equatable {
     /// How many intact entries the folder holds.
     public var entryCount: Int
-    /// Their image bytes, added up (metadata sidecars are not counted).
+    /// Their image bytes, added up (the index file is not counted).
     public var totalBytes: Int
     /// The earliest ``CacheEntryMetadata/fetchedAt``, or nil when the cache is empty.
     public var oldestFetchedAt: Date?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A JSON value as the sidecar reader needs it: numbers are kept as their text so that 64-bit
+/// A JSON value as the cache index reader needs it: numbers are kept as their text so that 64-bit
 /// integers are read exactly.
 enum JSONValue {
     case object([String: JSONValue])
