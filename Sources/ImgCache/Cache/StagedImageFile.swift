@@ -49,8 +49,10 @@ final class StagedImageFile {
         defer { discard() }
         switch location {
         case .named(let path):
-            location = nil
-            return CacheFileSystem.rename(path, to: finalPath)
+            let failure = CacheFileSystem.rename(path, to: finalPath)
+            // Renamed: nothing left to discard. Not renamed: `discard` deletes the temporary file.
+            if failure == 0 { location = nil }
+            return failure
         case .unnamed(let descriptor):
             #if os(Linux)
             let source = "/proc/self/fd/\(descriptor)"
