@@ -385,6 +385,53 @@ struct ImageCacheStoreTests {
         #expect(store.stats().totalBytes == 220)
     }
 
+    @Test("a page's warm lookup records the uses of entries last used over a minute ago, in one append, and LRU follows them")
+    func warmLookupRecordsUses() throws {
+        let folder = try CacheTestFolder()
+        let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 3600, maxTotalBytes: 300))
+        let urls = ["a", "b", "c"].map(CacheTestData.url)
+        for (index, url) in urls.enumerated() {
+            try store.store(CacheTestData.bytes(100, seed: index), for: url, contentType: nil, etag: nil, lastModified: nil,
+                            now: t0 + Double(index))
+        }
+        let before = try #require(folder.read(".imgcache.index"))
+
+        // A page showing A and C, twice within a minute: the second look writes nothing.
+        let lookups = store.lookUpForUse([urls[0], urls[2], CacheTestData.url("never-stored")], now: t0 + 120)
+        #expect(lookups.map { $0.metadata != nil } == [true, true, false])
+        let after = try #require(folder.read(".imgcache.index"))
+        #expect(after.count > before.count)
+        #expect(String(decoding: after[before.count...], as: UTF8.self).split(separator: "\n").count == 2)
+        _ = store.lookUpForUse([urls[0], urls[2]], now: t0 + 150)
+        #expect(folder.read(".imgcache.index") == after)
+
+        // Another process sees the uses: B is now the least recently used, and goes first.
+        let other = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 3600, maxTotalBytes: 300))
+        #expect(other.lookup(urls[0], now: t0 + 150).metadata?.lastUsedAt == t0 + 120)
+        try other.store(CacheTestData.bytes(100, seed: 9), for: CacheTestData.url("d"), contentType: nil, etag: nil, lastModified: nil,
+                        now: t0 + 200)
+        #expect(other.lookup(urls[1], now: t0 + 200) == .missing)
+        #expect(other.lookup(urls[0], now: t0 + 200) != .missing && other.lookup(urls[2], now: t0 + 200) != .missing)
+    }
+
+    @Test("a folder whose index was deleted reads as empty, and prune removes the images nothing describes")
+    func deletedIndex() throws {
+        let folder = try CacheTestFolder()
+        let store = try ImageCacheStore(directory: folder.path)
+        let entry = try store.store([1, 2, 3], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        try FileManager.default.removeItem(atPath: folder.path + "/.imgcache.index")
+
+        #expect(store.lookup(CacheTestData.url("a")) == .missing)
+        #expect(store.contents(forLocalName: entry.localName) == nil)
+        #expect(store.stats().entryCount == 0)
+        #expect(store.verify() == [entry.localName], "an image without a record is reported")
+        #expect(try store.prune() == 1)
+        #expect(!folder.exists(entry.localName))
+        // And the folder works as before.
+        try store.store([4], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        #expect(try ImageCacheStore(directory: folder.path).contents(for: CacheTestData.url("a"))?.bytes == [4])
+    }
+
     @Test("a cache folder deleted while the store is open is recreated by the next store")
     func deletedFolderIsRecreated() throws {
         let folder = try CacheTestFolder()
