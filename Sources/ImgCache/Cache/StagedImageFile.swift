@@ -34,10 +34,13 @@ final class StagedImageFile {
     deinit { discard() }
 
     /// Writes `bytes` to a new file in `finalPath`'s folder.
+    /// - Parameter allowUnnamed: false to use a named temporary file even where unnamed files work
+    ///   (for tests of that path).
     /// - Throws: `FileError` when the folder does not exist or the file cannot be written.
-    static func write(_ bytes: [UInt8], for finalPath: String, durable: Bool) throws -> StagedImageFile {
+    static func write(_ bytes: [UInt8], for finalPath: String, durable: Bool, allowUnnamed: Bool = true) throws -> StagedImageFile {
         #if os(Linux)
-        if let unnamed = writeUnnamed(bytes, inFolderOf: finalPath, durable: durable) { return unnamed }
+        if allowUnnamed, !unnamedFilesUnusable.withLock({ $0 }),
+           let unnamed = writeUnnamed(bytes, inFolderOf: finalPath, durable: durable) { return unnamed }
         #endif
         let staged = try CacheFileSystem.writeTemporaryFile(bytes, beside: finalPath, durable: durable)
         return StagedImageFile(location: .named(path: staged.path), status: staged.status)
@@ -57,7 +60,12 @@ final class StagedImageFile {
             #if os(Linux)
             let source = "/proc/self/fd/\(descriptor)"
             if linkat(AT_FDCWD, source, AT_FDCWD, finalPath, AT_SYMLINK_FOLLOW) == 0 { return 0 }
-            guard errno == EEXIST else { return errno }
+            let linkFailure = errno
+            if linkFailure == ENOENT, access("/proc/self/fd", F_OK) != 0 {
+                // No /proc (a bare container): unnamed files cannot be linked here, ever.
+                Self.unnamedFilesUnusable.withLock { $0 = true }
+            }
+            guard linkFailure == EEXIST else { return linkFailure }
             // `linkat` never replaces a file: link under a temporary name, then rename over.
             let temporary = CacheFileLayout.temporaryPath(beside: finalPath)
             guard linkat(AT_FDCWD, source, AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) == 0 else { return errno }
@@ -84,6 +92,10 @@ final class StagedImageFile {
     }
 
     #if os(Linux)
+    /// Set once linking an unnamed file failed for want of `/proc`: later images go straight to
+    /// named temporary files instead of being written twice.
+    private static let unnamedFilesUnusable = ThreadLocked(false)
+
     /// `O_TMPFILE`, which Swift does not import (a macro of macros). The same value on every
     /// architecture Swift runs on.
     private static let unnamedFileFlag: Int32 = 0o20000000 | O_DIRECTORY

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+@testable import ImgCache
+
+@Suite("Staged image files")
+struct StagedImageFileTests {
+    @Test("an image staged unnamed or under a temporary name appears whole at its name, replaces an older file, and leaves nothing else",
+          arguments: [true, false])
+    func placeAndReplace(allowUnnamed: Bool) throws {
+        let folder = try CacheTestFolder()
+        let path = folder.path + "/" + String(repeating: "ab", count: 32) + ".png"
+        let first = CacheTestData.bytes(5_000, seed: 1)
+        let staged = try StagedImageFile.write(first, for: path, durable: false, allowUnnamed: allowUnnamed)
+        #expect(!FileManager.default.fileExists(atPath: path), "not visible at its name before it is placed")
+        #expect(staged.place(at: path) == 0)
+        #expect(folder.read((path as NSString).lastPathComponent) == first)
+        let status = try #require(CacheFileSystem.status(ofPath: path))
+        #expect(status.fingerprint == staged.status.fingerprint, "the recorded fingerprint is the placed file's")
+
+        let second = CacheTestData.bytes(3_000, seed: 2)
+        let replacement = try StagedImageFile.write(second, for: path, durable: true, allowUnnamed: allowUnnamed)
+        #expect(replacement.place(at: path) == 0)
+        #expect(folder.read((path as NSString).lastPathComponent) == second)
+
+        let discarded = try StagedImageFile.write([1, 2, 3], for: path, durable: false, allowUnnamed: allowUnnamed)
+        discarded.discard()
+        #expect(folder.allFiles() == [(path as NSString).lastPathComponent], "no temporary file left behind")
+    }
+
+    @Test("staging into a folder that does not exist fails with the folder's error", arguments: [true, false])
+    func missingFolder(allowUnnamed: Bool) throws {
+        let folder = try CacheTestFolder()
+        #expect(throws: FileError.self) {
+            try StagedImageFile.write([1], for: folder.path + "/missing/x.png", durable: false, allowUnnamed: allowUnnamed)
+        }
+    }
+}
