@@ -53,6 +53,11 @@ enum CacheIndexRecord: Equatable {
     /// The record a line holds (without its newline), or nil when it is not one this code
     /// writes: damaged, cut short by a killed process, or from a future layout.
     static func decode(_ line: ArraySlice<UInt8>) -> CacheIndexRecord? {
+        CacheIndexLineParser.parse(line) ?? decodeAnyJSON(line)
+    }
+
+    /// ``decode(_:)`` with the general JSON reader: any spacing, key order, escapes and extra keys.
+    static func decodeAnyJSON(_ line: ArraySlice<UInt8>) -> CacheIndexRecord? {
         var reader = JSONReader(Array(line))
         guard case .object(let fields)? = reader.document() else { return nil }
         if let removed = fields["removed"] {

@@ -56,3 +56,61 @@ struct CacheIndexRecordTests {
         #expect(CacheIndexRecord.decodeLines(lines[...]) == [removed, .entry(sample())])
     }
 }
+
+@Suite("Cache index fast line reader")
+struct CacheIndexLineParserTests {
+    static func records() -> [CacheIndexRecord] {
+        let time = CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_869.3455696))
+        func entry(url: String, type: String?, etag: String?, modified: String?) -> CacheIndexRecord {
+            .entry(CacheEntryMetadata(
+                url: url, localName: String(repeating: "3f", count: 32) + ".png", contentType: type, byteCount: 21_345,
+                sha256: String(repeating: "ab", count: 32), etag: etag, lastModified: modified, fetchedAt: time,
+                lastUsedAt: time + 60, imageFile: ImageFileFingerprint(size: 21_345, modifiedAtNanoseconds: 1_795_366_869_345_742_786, inode: 4_821_113)))
+        }
+        return [
+            entry(url: "http://127.0.0.1:8080/assets/a.png", type: "image/png", etag: "\"6560f5a2-5361\"", modified: "Wed, 21 Oct 2015 07:28:00 GMT"),
+            entry(url: "https://example.com/a b/\"q\"\\é\u{1}\n🙂.png", type: nil, etag: "W/\"x\"", modified: nil),
+            entry(url: "https://example.com/p.gif", type: "image/gif", etag: nil, modified: nil),
+            .used(localName: "ab.png", at: time),
+            .removed(localName: "ab.png"),
+        ]
+    }
+
+    @Test("on what the writer writes, it reads what the general reader reads, and usually reads it itself")
+    func agreesOnWrittenLines() {
+        var fast = 0
+        for record in Self.records() {
+            let line = record.encoded().dropLast()
+            #expect(CacheIndexRecord.decodeAnyJSON(line) == record)
+            #expect(CacheIndexRecord.decode(line) == record)
+            if let parsed = CacheIndexLineParser.parse(line) {
+                #expect(parsed == record)
+                fast += 1
+            }
+        }
+        #expect(fast >= 4, "only the record with non-ASCII and control characters needs the general reader")
+    }
+
+    @Test("on 20,000 damaged lines it answers nil or exactly what the general reader answers")
+    func neverDisagreesOnDamage() {
+        var generator = SystemRandomNumberGenerator()
+        let lines = Self.records().map { Array($0.encoded().dropLast()) }
+        let alphabet = Array("{}[]:,\"\\-.0123456789eEnulltrx ".utf8)
+        var disagreements: [String] = []
+        for round in 0..<20_000 {
+            var line = lines[round % lines.count]
+            for _ in 0..<Int.random(in: 1...3, using: &generator) where !line.isEmpty {
+                let at = Int.random(in: 0..<line.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: line.remove(at: at)
+                case 1: line.insert(alphabet.randomElement(using: &generator)!, at: at)
+                default: line[at] = alphabet.randomElement(using: &generator)!
+                }
+            }
+            if let fast = CacheIndexLineParser.parse(line[...]), fast != CacheIndexRecord.decodeAnyJSON(line[...]) {
+                disagreements.append(String(decoding: line, as: UTF8.self))
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(3))")
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// Reads an index line exactly as ``CacheIndexRecord/encoded()`` writes it — one flat JSON object,
+/// no whitespace, ASCII strings — without building a dictionary per line: a warm run reads
+/// thousands of them. Anything else (whitespace, unknown or repeated keys, `\u` escapes,
+/// non-ASCII) gets nil, and ``CacheIndexRecord/decode(_:)`` then reads the line with the general
+/// JSON reader, so this is only ever a faster way to the same answer.
+struct CacheIndexLineParser {
+    private let bytes: ArraySlice<UInt8>
+    private var index: Int
+
+    static func parse(_ line: ArraySlice<UInt8>) -> CacheIndexRecord? {
+        var parser = CacheIndexLineParser(bytes: line, index: line.startIndex)
+        guard let record = parser.record(), parser.index == line.endIndex else { return nil }
+        return record
+    }
+
+    /// The keys a record may have; each one's bit marks it seen.
+    private enum Key: Int {
+        case byteCount, contentType, etag, fetchedAt, formatVersion, imageFile, lastModified, lastUsedAt
+        case localName, sha256, url, removed, used
+        case inode, modifiedAtNanoseconds, size
+
+        init?(name: String) {
+            switch name {
+            case "byteCount": self = .byteCount
+            case "contentType": self = .contentType
+            case "etag": self = .etag
+            case "fetchedAt": self = .fetchedAt
+            case "formatVersion": self = .formatVersion
+            case "imageFile": self = .imageFile
+            case "lastModified": self = .lastModified
+            case "lastUsedAt": self = .lastUsedAt
+            case "localName": self = .localName
+            case "sha256": self = .sha256
+            case "url": self = .url
+            case "removed": self = .removed
+            case "used": self = .used
+            case "inode": self = .inode
+            case "modifiedAtNanoseconds": self = .modifiedAtNanoseconds
+            case "size": self = .size
+            default: return nil
+            }
+        }
+
+        var bit: Int { 1 << rawValue }
+    }
+
+    private mutating func record() -> CacheIndexRecord? {
+        var seen = 0
+        var (url, localName, sha256, removed, used): (String?, String?, String?, String?, String?)
+        var (contentType, etag, lastModified): (String?, String?, String?)
+        var (byteCount, formatVersion): (Int?, Int?)
+        var (fetchedAt, lastUsedAt): (Double?, Double?)
+        var file: ImageFileFingerprint?
+        guard take(UInt8(ascii: "{")) else { return nil }
+        repeat {
+            guard let name = string(), let key = Key(name: name), seen & key.bit == 0,
+                  take(UInt8(ascii: ":")) else { return nil }
+            seen |= key.bit
+            switch key {
+            case .byteCount: byteCount = number().flatMap { Int($0) }
+            case .formatVersion: formatVersion = number().flatMap { Int($0) }
+            case .fetchedAt: fetchedAt = number().flatMap { Double($0) }
+            case .lastUsedAt: lastUsedAt = number().flatMap { Double($0) }
+            case .contentType: guard optionalString(into: &contentType) else { return nil }
+            case .etag: guard optionalString(into: &etag) else { return nil }
+            case .lastModified: guard optionalString(into: &lastModified) else { return nil }
+            case .url: url = string()
+            case .localName: localName = string()
+            case .sha256: sha256 = string()
+            case .removed: removed = string()
+            case .used: used = string()
+            case .imageFile: file = imageFile()
+            case .inode, .modifiedAtNanoseconds, .size: return nil
+            }
+        } while take(UInt8(ascii: ","))
+        guard take(UInt8(ascii: "}")) else { return nil }
+
+        if seen == Key.removed.bit, let removed {
+            return .removed(localName: removed)
+        }
+        if seen == Key.used.bit | Key.lastUsedAt.bit, let used, let lastUsedAt {
+            return .used(localName: used, at: Date(timeIntervalSince1970: lastUsedAt))
+        }
+        guard seen & (Key.removed.bit | Key.used.bit) == 0, formatVersion == CacheEntryMetadata.currentFormatVersion,
+              let file, let url, let localName, let sha256, let byteCount, let fetchedAt, let lastUsedAt else { return nil }
+        return .entry(CacheEntryMetadata(
+            url: url, localName: localName, contentType: contentType, byteCount: byteCount,
+            sha256: sha256, etag: etag, lastModified: lastModified,
+            fetchedAt: Date(timeIntervalSince1970: fetchedAt), lastUsedAt: Date(timeIntervalSince1970: lastUsedAt),
+            imageFile: file))
+    }
+
+    /// A string or `null` into `value`; false for anything else.
+    private mutating func optionalString(into value: inout String?) -> Bool {
+        if takeNull() { return true }
+        guard let string = string() else { return false }
+        value = string
+        return true
+    }
+
+    private mutating func imageFile() -> ImageFileFingerprint? {
+        var seen = 0
+        var (size, modified, inode): (Int?, Int64?, UInt64?)
+        guard take(UInt8(ascii: "{")) else { return nil }
+        repeat {
+            guard let name = string(), let key = Key(name: name), seen & key.bit == 0,
+                  take(UInt8(ascii: ":")), let value = number() else { return nil }
+            seen |= key.bit
+            switch key {
+            case .size: size = Int(value)
+            case .modifiedAtNanoseconds: modified = Int64(value)
+            case .inode: inode = UInt64(value)
+            default: return nil
+            }
+        } while take(UInt8(ascii: ","))
+        guard take(UInt8(ascii: "}")), let size, let modified, let inode else { return nil }
+        return ImageFileFingerprint(size: size, modifiedAtNanoseconds: modified, inode: inode)
+    }
+
+    private mutating func take(_ byte: UInt8) -> Bool {
+        guard index < bytes.endIndex, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func takeNull() -> Bool {
+        guard bytes.endIndex - index >= 4, bytes[index] == UInt8(ascii: "n"), bytes[index + 1] == UInt8(ascii: "u"),
+              bytes[index + 2] == UInt8(ascii: "l"), bytes[index + 3] == UInt8(ascii: "l") else { return false }
+        index += 4
+        return true
+    }
+
+    /// A number as JSON writes it, as text.
+    private mutating func number() -> Substring? {
+        let start = index
+        func digits() -> Bool {
+            let first = index
+            while index < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index > first
+        }
+        _ = take(UInt8(ascii: "-"))
+        guard digits() else { return nil }
+        if take(UInt8(ascii: ".")), !digits() { return nil }
+        if take(UInt8(ascii: "e")) || take(UInt8(ascii: "E")) {
+            if !take(UInt8(ascii: "+")) { _ = take(UInt8(ascii: "-")) }
+            guard digits() else { return nil }
+        }
+        return Substring(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    /// An ASCII string with the escapes the writer uses; nil for anything else.
+    private mutating func string() -> String? {
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        var unescaped: [UInt8]?
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return unescaped.map { String(decoding: $0, as: UTF8.self) }
+                    ?? String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                if unescaped == nil { unescaped = Array(bytes[start..<(index - 1)]) }
+                guard index < bytes.endIndex else { return nil }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped?.append(escape)
+                case UInt8(ascii: "n"): unescaped?.append(0x0A)
+                case UInt8(ascii: "r"): unescaped?.append(0x0D)
+                case UInt8(ascii: "t"): unescaped?.append(0x09)
+                case UInt8(ascii: "b"): unescaped?.append(0x08)
+                case UInt8(ascii: "f"): unescaped?.append(0x0C)
+                default: return nil
+                }
+            case 0x20..<0x80:
+                unescaped?.append(byte)
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+}
