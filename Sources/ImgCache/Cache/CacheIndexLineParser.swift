@@ -134,20 +134,9 @@ struct CacheIndexLineParser {
 
     /// A number as JSON writes it, as text.
     private mutating func number() -> Substring? {
-        let start = index
-        func digits() -> Bool {
-            let first = index
-            while index < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-            return index > first
-        }
-        _ = take(UInt8(ascii: "-"))
-        guard digits() else { return nil }
-        if take(UInt8(ascii: ".")), !digits() { return nil }
-        if take(UInt8(ascii: "e")) || take(UInt8(ascii: "E")) {
-            if !take(UInt8(ascii: "+")) { _ = take(UInt8(ascii: "-")) }
-            guard digits() else { return nil }
-        }
-        return Substring(decoding: bytes[start..<index], as: UTF8.self)
+        guard let end = JSONReader.numberEnd(in: bytes, from: index) else { return nil }
+        defer { index = end }
+        return Substring(decoding: bytes[index..<end], as: UTF8.self)
     }
 
     /// An ASCII string with the escapes the writer uses; nil for anything else.

@@ -122,24 +122,33 @@ struct JSONReader {
     }
 
     private mutating func number() -> JSONValue? {
-        let start = index
+        guard let end = Self.numberEnd(in: bytes[...], from: index) else { return nil }
+        defer { index = end }
+        return .number(Substring(decoding: bytes[index..<end], as: UTF8.self))
+    }
+
+    /// Where the JSON number starting at `start` ends (RFC 8259's grammar, leading zeros allowed),
+    /// or nil when no number starts there.
+    static func numberEnd(in bytes: ArraySlice<UInt8>, from start: Int) -> Int? {
+        var index = start
         func digits() -> Bool {
             let first = index
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            while index < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             return index > first
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.endIndex, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        _ = take(UInt8(ascii: "-"))
         guard digits() else { return nil }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
+        if take(UInt8(ascii: ".")), !digits() { return nil }
+        if take(UInt8(ascii: "e")) || take(UInt8(ascii: "E")) {
+            if !take(UInt8(ascii: "+")) { _ = take(UInt8(ascii: "-")) }
             guard digits() else { return nil }
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits() else { return nil }
-        }
-        return .number(Substring(decoding: bytes[start..<index], as: UTF8.self))
+        return index
     }
 
     /// A string starting at the opening quote; escapes decoded, invalid UTF-8 refused.
