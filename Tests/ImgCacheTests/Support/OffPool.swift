@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Runs long synchronous test work (fuzzing, property checks, thousands of file operations,
 /// waiting for threads or processes) on Dispatch threads rather than on the cooperative pool.
@@ -14,13 +15,22 @@ func offPool<T>(_ body: () throws -> T) async rethrows -> T {
     return try body()
 }
 
+/// Serial queues, taken in turn, rather than one concurrent queue: on Linux a concurrent queue
+/// draws its threads from the same Dispatch root queue as the cooperative pool (one thread per
+/// core), so long tests on it still held the pool. Serial queues get threads of their own.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 private final class OffPoolExecutor: TaskExecutor, @unchecked Sendable {
     static let shared = OffPoolExecutor()
-    private let queue = DispatchQueue(label: "imgcache-tests.off-pool", attributes: .concurrent)
+    private let queues = (0..<8).map { DispatchQueue(label: "imgcache-tests.off-pool-\($0)") }
+    private let next = NSLock()
+    private var counter = 0
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
+        next.lock()
+        counter = (counter + 1) % queues.count
+        let queue = queues[counter]
+        next.unlock()
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
