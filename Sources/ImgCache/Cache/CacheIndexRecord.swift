@@ -52,8 +52,15 @@ enum CacheIndexRecord: Equatable {
 
     /// The record a line holds (without its newline), or nil when it is not one this code
     /// writes: damaged, cut short by a killed process, or from a future layout.
+    ///
+    /// A record must name an entry this cache could have written and have a size that can be
+    /// one: the index decides which files eviction and `prune` delete, so a record for
+    /// `../elsewhere` from a tampered file must never be taken.
     static func decode(_ line: ArraySlice<UInt8>) -> CacheIndexRecord? {
-        CacheIndexLineParser.parse(line) ?? decodeAnyJSON(line)
+        guard let record = CacheIndexLineParser.parse(line) ?? decodeAnyJSON(line),
+              CacheFileLayout.isValidLocalName(record.localName) else { return nil }
+        if case .entry(let metadata) = record, metadata.byteCount < 0 { return nil }
+        return record
     }
 
     /// ``decode(_:)`` with the general JSON reader: any spacing, key order, escapes and extra keys.

@@ -2,11 +2,15 @@ import Foundation
 import Testing
 @testable import ImgCache
 
+/// Local names as the cache writes them (the index refuses any other).
+private let nameA = String(repeating: "3f", count: 32) + ".png"
+private let nameB = String(repeating: "b0", count: 32) + ".gif"
+
 @Suite("Cache index records")
 struct CacheIndexRecordTests {
     private func sample(url: String = "https://example.com/a b/\"quoted\"\\é\u{1}\n🙂.png", etag: String? = "W/\"x\"") -> CacheEntryMetadata {
         CacheEntryMetadata(
-            url: url, localName: "3f2a.png", contentType: "image/png", byteCount: 1234,
+            url: url, localName: nameA, contentType: "image/png", byteCount: 1234,
             sha256: String(repeating: "ab", count: 32), etag: etag, lastModified: nil,
             fetchedAt: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_869.3455696)),
             lastUsedAt: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_900.125)),
@@ -17,8 +21,8 @@ struct CacheIndexRecordTests {
     func roundTrip() throws {
         let records: [CacheIndexRecord] = [
             .entry(sample()),
-            .used(localName: "3f2a.png", at: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_999.5))),
-            .removed(localName: "3f2a.png"),
+            .used(localName: nameA, at: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_999.5))),
+            .removed(localName: nameA),
         ]
         for record in records {
             let line = record.encoded()
@@ -47,11 +51,12 @@ struct CacheIndexRecordTests {
             #expect(text.contains(from))
             #expect(CacheIndexRecord.decode(Array(text.replacingOccurrences(of: from, with: to).utf8)[...]) == nil, "\(to)")
         }
-        #expect(CacheIndexRecord.decode(Array("{\"removed\":\"a.png\",\"extra\":1}".utf8)[...]) == nil)
-        #expect(CacheIndexRecord.decode(Array("{\"used\":\"a.png\"}".utf8)[...]) == nil)
+        #expect(CacheIndexRecord.decode(Array("{\"removed\":\"\(nameA)\"}".utf8)[...]) == .removed(localName: nameA))
+        #expect(CacheIndexRecord.decode(Array("{\"removed\":\"\(nameA)\",\"extra\":1}".utf8)[...]) == nil)
+        #expect(CacheIndexRecord.decode(Array("{\"used\":\"\(nameA)\"}".utf8)[...]) == nil)
         #expect(CacheIndexRecord.decode(Array(String(repeating: "[", count: 10_000).utf8)[...]) == nil, "deep nesting is refused, not a crash")
 
-        let removed = CacheIndexRecord.removed(localName: "b.png")
+        let removed = CacheIndexRecord.removed(localName: nameB)
         let lines = Array(good.prefix(40)) + [UInt8(ascii: "\n")] + removed.encoded() + Array("not json\n".utf8) + good + [UInt8(ascii: "\n")]
         #expect(CacheIndexRecord.decodeLines(lines[...]) == [removed, .entry(sample())])
     }
@@ -71,8 +76,8 @@ struct CacheIndexLineParserTests {
             entry(url: "http://127.0.0.1:8080/assets/a.png", type: "image/png", etag: "\"6560f5a2-5361\"", modified: "Wed, 21 Oct 2015 07:28:00 GMT"),
             entry(url: "https://example.com/a b/\"q\"\\é\u{1}\n🙂.png", type: nil, etag: "W/\"x\"", modified: nil),
             entry(url: "https://example.com/p.gif", type: "image/gif", etag: nil, modified: nil),
-            .used(localName: "ab.png", at: time),
-            .removed(localName: "ab.png"),
+            .used(localName: nameB, at: time),
+            .removed(localName: nameB),
         ]
     }
 
@@ -112,5 +117,39 @@ struct CacheIndexLineParserTests {
             }
         }
         #expect(disagreements.isEmpty, "\(disagreements.prefix(3))")
+    }
+}
+
+@Suite("Cache index records that must not be taken")
+struct CacheIndexRecordSafetyTests {
+    @Test("a record naming a file outside the cache, or with a negative size, is skipped, and prune deletes nothing it names")
+    func hostileRecords() throws {
+        let folder = try CacheTestFolder()
+        let outside = folder.path + "/outside.png"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: outside))
+        let cache = folder.path + "/cache"
+        let store = try ImageCacheStore(directory: cache)
+        let kept = try store.store([9, 9], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+
+        var hostile = kept
+        hostile.localName = "../outside.png"
+        hostile.byteCount = 3
+        hostile.imageFile.size = 3
+        var negative = kept
+        negative.byteCount = -5
+        for record: CacheIndexRecord in [.entry(hostile), .removed(localName: "../outside.png"),
+                                         .used(localName: "/etc/passwd", at: CacheTestData.t0), .entry(negative)] {
+            #expect(CacheIndexRecord.decode(record.encoded().dropLast()) == nil, "\(record)")
+        }
+        let index = try #require(FileHandle(forWritingAtPath: cache + "/.imgcache.index"))
+        try index.seekToEnd()
+        try index.write(contentsOf: Data(CacheIndexRecord.entry(hostile).encoded()))
+        try index.close()
+
+        let reopened = try ImageCacheStore(directory: cache)
+        #expect(reopened.stats().entryCount == 1)
+        #expect(try reopened.prune() == 0)
+        #expect(FileManager.default.fileExists(atPath: outside), "prune deleted a file outside the cache")
+        #expect(reopened.contents(for: CacheTestData.url("a"))?.bytes == [9, 9])
     }
 }
