@@ -67,6 +67,25 @@ enum CacheFileSystem {
         let temporary = CacheFileLayout.temporaryPath(beside: finalPath)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw FileError(path: temporary, errno: errno) }
+        let written = writeContents(bytes, to: descriptor, durable: durable)
+        close(descriptor)
+        switch written {
+        case .success(let status):
+            return (temporary, status)
+        case .failure(let failure):
+            unlink(temporary)
+            throw FileError(path: temporary, errno: failure.code)
+        }
+    }
+
+    /// An `errno` value, as an `Error`.
+    struct SystemError: Error {
+        let code: Int32
+    }
+
+    /// Writes `bytes` to a new, empty open file, flushes it to disk with `durable`, and returns the
+    /// status of the file as written. Leaves the descriptor open.
+    static func writeContents(_ bytes: some Collection<UInt8>, to descriptor: Int32, durable: Bool) -> Result<FileStatus, SystemError> {
         var failure: Int32 = 0
         let written: Void? = bytes.withContiguousStorageIfAvailable { buffer in
             failure = writeAll(descriptor, UnsafeRawBufferPointer(buffer))
@@ -75,14 +94,9 @@ enum CacheFileSystem {
             failure = Array(bytes).withUnsafeBytes { writeAll(descriptor, $0) }
         }
         if failure == 0, durable, fsync(descriptor) != 0 { failure = errno }
-        let status = failure == 0 ? status(ofDescriptor: descriptor) : nil
-        if failure == 0, status == nil { failure = errno == 0 ? EIO : errno }
-        close(descriptor)
-        guard failure == 0, let status else {
-            unlink(temporary)
-            throw FileError(path: temporary, errno: failure)
-        }
-        return (temporary, status)
+        guard failure == 0 else { return .failure(SystemError(code: failure)) }
+        guard let status = status(ofDescriptor: descriptor) else { return .failure(SystemError(code: errno == 0 ? EIO : errno)) }
+        return .success(status)
     }
 
     /// Writes all of `raw` to an open file; returns the `errno` of a failure, or 0.

@@ -16,8 +16,10 @@ public import Foundation
 /// (`3f/3f2a…c1.png`).
 ///
 /// ## Consistency
-/// - Every image is written to a temporary file in its own folder and renamed into place, so a
-///   reader sees a whole old file or a whole new one, never a partial image.
+/// - Every image is written to a file without its name (an unnamed `O_TMPFILE` on Linux, a hidden
+///   temporary file elsewhere) in its own folder, then linked or renamed to its name in one step
+///   (``StagedImageFile``), so a reader sees a whole old file or a whole new one, never a partial
+///   image.
 /// - The index records each image's size, inode and modification time. An image and its record
 ///   are written one after the other, so they can briefly disagree (another process is between
 ///   the two, or was killed there); an entry whose image does not match its record is treated as

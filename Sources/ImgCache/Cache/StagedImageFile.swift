@@ -105,9 +105,7 @@ final class StagedImageFile {
         let descriptor = open(folder.isEmpty ? "/" : folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
         // Not supported here (old kernel, a file system without it): use a named temporary file.
         guard descriptor >= 0 else { return nil }
-        var failure = bytes.withUnsafeBytes { CacheFileSystem.writeAll(descriptor, $0) }
-        if failure == 0, durable, fsync(descriptor) != 0 { failure = errno }
-        guard failure == 0, let status = CacheFileSystem.status(ofDescriptor: descriptor) else {
+        guard case .success(let status) = CacheFileSystem.writeContents(bytes, to: descriptor, durable: durable) else {
             close(descriptor)
             return nil
         }
