@@ -1,4 +1,7 @@
 /// What a route of a ``TestImageServer`` does when a GET request reaches it.
+///
+/// Every behaviour works over plain HTTP/1.1, HTTP/1.1 over TLS and HTTP/2. Where HTTP/2 cannot do
+/// the same thing (it has no per-request connection to close), the behaviour says what it does.
 public enum Behaviour: Sendable {
     /// `200 OK` with `bytes` as the body, `Content-Type: contentType`, a `Content-Length`, and the
     /// `ETag` / `Last-Modified` headers when given.
@@ -22,11 +25,18 @@ public enum Behaviour: Sendable {
     case status(Int, body: [UInt8] = [], contentType: String = "text/plain", delay: Duration = .zero)
 
     /// `200 OK` with `Content-Length: declaredLength`, then only `bytes`, then the connection is
-    /// closed (a normal FIN). The `Content-Type` is sniffed from the bytes' magic numbers
-    /// (PNG, JPEG, GIF, WebP), `application/octet-stream` otherwise.
+    /// closed (a normal FIN; with TLS after a `close_notify`). The `Content-Type` is sniffed from the
+    /// bytes' magic numbers (PNG, JPEG, GIF, WebP), `application/octet-stream` otherwise.
+    ///
+    /// Over HTTP/2: the same HEADERS (with that `content-length`) and DATA, then the stream is reset
+    /// with `RST_STREAM(INTERNAL_ERROR)` instead of ending; the connection and its other streams go on.
     case truncated(bytes: [UInt8], declaredLength: Int)
 
-    /// No answer at all: the connection is closed with `SO_LINGER` 0, which sends a TCP RST.
+    /// No answer at all: the connection is closed with `SO_LINGER` 0, which sends a TCP RST (with TLS,
+    /// without a `close_notify` first).
+    ///
+    /// Over HTTP/2: the stream is reset with `RST_STREAM(INTERNAL_ERROR)` before any HEADERS; the
+    /// connection and its other streams go on.
     case reset
 
     /// A redirect (`status`, 302 by default) with `Location: to` (sent exactly as given, so it may
@@ -35,7 +45,8 @@ public enum Behaviour: Sendable {
     case redirect(to: String, status: Int = 302)
 
     /// A slow server: `200 OK` with the full `Content-Length` and a sniffed `Content-Type` are sent at
-    /// once, then the body one byte per `interval`. Stops when the client goes away.
+    /// once, then the body one byte per `interval`. Stops when the client goes away (closes the
+    /// connection, or over HTTP/2 resets the stream).
     case drip(bytes: [UInt8], interval: Duration)
 
     /// The n-th request to the route gets the n-th behaviour; once the list is used up the last one
@@ -52,12 +63,13 @@ public struct RecordedRequest: Sendable {
     public let uri: String
     /// The request target without its query, e.g. `"/a.png"`.
     public let path: String
-    /// e.g. `"HTTP/1.1"`.
+    /// `"HTTP/1.1"`, `"HTTP/1.0"`, or `"HTTP/2"`.
     public let version: String
-    /// All header fields in the order received.
+    /// All header fields in the order received. HTTP/2 pseudo-headers are not among them, but an
+    /// HTTP/2 request's `:authority` appears as a `host` field (first) when it sent no `host` itself.
     public let headers: [(name: String, value: String)]
     /// Which TCP connection carried it: connections are numbered from 1 in the order accepted,
-    /// so two requests with the same id shared a (keep-alive) connection.
+    /// so two requests with the same id shared a (keep-alive or HTTP/2) connection.
     public let connectionID: Int
 
     /// The first value of the header `name` (case-insensitive), or nil.

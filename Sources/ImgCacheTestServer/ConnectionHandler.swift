@@ -1,26 +1,41 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
+import NIOSSL
 
-/// Serves the requests of one TCP connection. Lives on the connection's event loop; everything it
-/// shares with the rest of the server goes through the lock-protected `ServerState`.
+/// Serves the requests of one HTTP/1.1 connection, or the one request of one HTTP/2 stream. Lives on
+/// the connection's event loop; everything it shares with the rest of the server goes through the
+/// lock-protected `ServerState`.
 ///
-/// `HTTPServerPipelineHandler` (installed in front of it) holds back a pipelined next request until
-/// the current response's `.end` is written, so there is at most one request in flight here.
+/// Over HTTP/1.1, `HTTPServerPipelineHandler` (installed in front of it) holds back a pipelined next
+/// request until the current response's `.end` is written, so there is at most one request in flight
+/// here. Over HTTP/2, `HTTP2FramePayloadToHTTP1ServerCodec` turns the stream's frames into the same
+/// request and response parts, so every behaviour is written once; only the ways of failing differ.
 final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    /// What the handler's channel is.
+    enum Framing {
+        /// A TCP connection (with or without TLS) carrying HTTP/1.x.
+        case http1
+        /// One HTTP/2 stream, a child channel of the TCP connection.
+        case http2Stream
+    }
+
     private let state: ServerState
     private let connectionID: Int
+    private let framing: Framing
     private var head: HTTPRequestHead?
     private var keepAlive = true
     private var isHeadRequest = false
     private var requestInFlight = false
     private var scheduled: Scheduled<Void>?
 
-    init(state: ServerState, connectionID: Int) {
+    init(state: ServerState, connectionID: Int, framing: Framing = .http1) {
         self.state = state
         self.connectionID = connectionID
+        self.framing = framing
     }
 
     // MARK: inbound
@@ -46,14 +61,16 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // e.g. the client reset the connection: nothing to report to anybody, just drop it.
+        // e.g. the client reset the connection or the stream, or TLS ended uncleanly: nothing to
+        // report to anybody, just drop it.
         context.close(promise: nil)
     }
 
     // MARK: dispatch
 
     private func handle(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        keepAlive = head.isKeepAlive
+        // An HTTP/2 stream carries one request; the connection outlives it whatever the headers say.
+        keepAlive = framing == .http2Stream || head.isKeepAlive
         isHeadRequest = head.method == .HEAD
         let uri = head.uri
         let path = uri.firstIndex(of: "?").map { String(uri[..<$0]) } ?? uri
@@ -61,7 +78,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             method: head.method.rawValue,
             uri: uri,
             path: path,
-            version: "HTTP/\(head.version.major).\(head.version.minor)",
+            version: head.version.major >= 2
+                ? "HTTP/\(head.version.major)" : "HTTP/\(head.version.major).\(head.version.minor)",
             headers: head.headers.map { (name: $0.name, value: $0.value) },
             connectionID: connectionID
         )
@@ -105,16 +123,26 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: Sniff.contentType(bytes))
             headers.add(name: "Content-Length", value: String(declaredLength))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-            if !bytes.isEmpty {
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+            let head = HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))
+            let parts = bytes.isEmpty ? [head] : [head, .body(.byteBuffer(ByteBuffer(bytes: bytes)))]
+            switch framing {
+            case .http1:
+                for part in parts { context.write(wrapOutboundOut(part), promise: nil) }
+                context.flush()
+                // Written and flushed in order, so a close queued now goes out after the bytes.
+                context.close(promise: nil)
+            case .http2Stream:
+                let written = parts.map { context.write(wrapOutboundOut($0)) }
+                context.flush()
+                // Reset once the bytes have left the stream, so that the reset cannot overtake them.
+                written.last?.assumeIsolated().whenComplete { _ in self.resetStream(context) }
             }
-            context.flush()
-            // Written and flushed in order, so a close queued now goes out after the bytes.
-            context.close(promise: nil)
 
         case .reset:
-            resetConnection(context)
+            switch framing {
+            case .http1: resetConnection(context)
+            case .http2Stream: resetStream(context)
+            }
 
         case .redirect(let location, let status):
             var extra = HTTPHeaders()
@@ -125,7 +153,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: Sniff.contentType(bytes))
             headers.add(name: "Content-Length", value: String(bytes.count))
-            if !keepAlive { headers.add(name: "Connection", value: "close") }
+            if !keepAlive && framing == .http1 { headers.add(name: "Connection", value: "close") }
             context.writeAndFlush(
                 wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
                 promise: nil)
@@ -153,7 +181,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         var headers = extra
         if let contentType, status.mayHaveResponseBody { headers.add(name: "Content-Type", value: contentType) }
         if status.mayHaveResponseBody { headers.add(name: "Content-Length", value: String(body.count)) }
-        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        if !keepAlive && framing == .http1 { headers.add(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         // A response to HEAD never has a body, whatever its headers say.
         if !body.isEmpty && status.mayHaveResponseBody && !isHeadRequest {
@@ -198,20 +226,36 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Ends the TCP connection with a RST. With TLS the close starts below the TLS handler, which
+    /// would otherwise send a `close_notify` first and so announce a clean end.
     private func resetConnection(_ context: ChannelHandlerContext) {
+        let below = (try? context.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self)) ?? context
         guard let provider = context.channel as? any SocketOptionProvider else {
-            context.close(promise: nil)
+            below.close(promise: nil)
             return
         }
         provider.setSoLinger(NIOLinger(l_onoff: 1, l_linger: 0)).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
+            below.close(promise: nil)
         }
+    }
+
+    /// Ends this HTTP/2 stream with `RST_STREAM(INTERNAL_ERROR)`; the connection and its other streams
+    /// go on. The frame is written from the codec's place in the pipeline, below the HTTP/1 parts.
+    private func resetStream(_ context: ChannelHandlerContext) {
+        guard context.channel.isActive,
+            let codec = try? context.pipeline.syncOperations.context(
+                handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self)
+        else {
+            context.close(promise: nil)
+            return
+        }
+        codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.internalError)), promise: nil)
     }
 
     private func finishRequest() {
         if requestInFlight {
             requestInFlight = false
-            state.endRequest()
+            state.endRequest(connectionID: connectionID)
         }
     }
 }

@@ -40,6 +40,11 @@ final class ServerState: Sendable {
         var maxConnections = 0
         var activeRequests = 0
         var maxRequests = 0
+        /// Requests in flight per connection id; a connection with none has no entry.
+        var activeByConnection: [Int: Int] = [:]
+        var maxRequestsOnOneConnection = 0
+        /// The application protocol of each connection (by id) once it is known.
+        var protocols: [Int: String] = [:]
     }
 
     private let data = LockedBox(Data())
@@ -74,6 +79,12 @@ final class ServerState: Sendable {
         data.withLock { $0.openConnections -= 1 }
     }
 
+    /// The connection `connectionID` speaks `name` (`"h2"` or `"http/1.1"`): known at once without
+    /// TLS, after the handshake (ALPN) with it.
+    func protocolNegotiated(_ name: String, connectionID: Int) {
+        data.withLock { $0.protocols[connectionID] = name }
+    }
+
     // MARK: requests
 
     /// Records the request, counts it as in flight, and decides what to do with it.
@@ -82,6 +93,9 @@ final class ServerState: Sendable {
             d.recorded.append(request)
             d.activeRequests += 1
             d.maxRequests = max(d.maxRequests, d.activeRequests)
+            let onConnection = d.activeByConnection[request.connectionID, default: 0] + 1
+            d.activeByConnection[request.connectionID] = onConnection
+            d.maxRequestsOnOneConnection = max(d.maxRequestsOnOneConnection, onConnection)
             guard request.method == "GET" else { return .methodNotAllowed }
             let key: String
             if d.routes[request.uri] != nil {
@@ -97,8 +111,12 @@ final class ServerState: Sendable {
         }
     }
 
-    func endRequest() {
-        data.withLock { $0.activeRequests -= 1 }
+    func endRequest(connectionID: Int) {
+        data.withLock { d in
+            d.activeRequests -= 1
+            let onConnection = d.activeByConnection[connectionID, default: 1] - 1
+            d.activeByConnection[connectionID] = onConnection > 0 ? onConnection : nil
+        }
     }
 
     private static func resolve(_ behaviour: Behaviour, hit n: Int) -> Behaviour {
@@ -122,6 +140,10 @@ final class ServerState: Sendable {
     var openConnections: Int { data.withLock { $0.openConnections } }
     var maxConcurrentConnections: Int { data.withLock { $0.maxConnections } }
     var maxConcurrentRequests: Int { data.withLock { $0.maxRequests } }
+    var maxConcurrentRequestsOnOneConnection: Int { data.withLock { $0.maxRequestsOnOneConnection } }
+    var negotiatedProtocols: [String] {
+        data.withLock { d in d.protocols.sorted { $0.key < $1.key }.map(\.value) }
+    }
 
     func resetCounters() {
         data.withLock { d in
@@ -129,6 +151,8 @@ final class ServerState: Sendable {
             d.totalConnections = 0
             d.maxConnections = d.openConnections
             d.maxRequests = d.activeRequests
+            d.maxRequestsOnOneConnection = d.activeByConnection.values.max() ?? 0
+            d.protocols = [:]
         }
     }
 

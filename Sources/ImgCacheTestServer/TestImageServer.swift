@@ -3,7 +3,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// A real HTTP/1.1 server on `127.0.0.1` (ephemeral port) for tests, with scripted routes.
+/// A real HTTP server on `127.0.0.1` (ephemeral port) for tests, with scripted routes: plain
+/// HTTP/1.1, or HTTPS where ALPN picks HTTP/2 or HTTP/1.1.
 ///
 /// ```swift
 /// let server = try await TestImageServer.start()
@@ -18,6 +19,19 @@ import NIOPosix
 /// Keep-alive works as in HTTP/1.1 (and `Connection: close` / HTTP/1.0 are honoured); pipelined
 /// requests are answered in order. Each server runs its own one-thread event loop group, stopped by
 /// ``shutdown()`` (or, as a safety net, when the server is deinitialised without it).
+///
+/// ## HTTPS and HTTP/2
+///
+/// `start(tls: .valid)` serves HTTPS with a certificate from ``TestCertificates`` (a client must
+/// trust ``TestCertificates/caPath``). ALPN offers `h2` (unless `http2: false`) and `http/1.1`; a
+/// client that picks `h2` gets HTTP/2, any other (also one without ALPN) gets HTTP/1.1 over TLS,
+/// exactly as without TLS. A client that rejects the certificate just sees the connection close.
+///
+/// Over HTTP/2 each stream is one request: it counts in ``maxConcurrentRequests`` and
+/// ``maxConcurrentStreamsOnOneConnection``, while ``totalConnections`` and the connection ids of
+/// ``RecordedRequest`` count TCP connections. A recorded HTTP/2 request has the version `"HTTP/2"`,
+/// and its `:authority` appears as a `host` header (pseudo-headers are not recorded). How each
+/// ``Behaviour`` fails over HTTP/2 is described with the behaviour.
 public final class TestImageServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -27,11 +41,15 @@ public final class TestImageServer: Sendable {
     /// The TCP port the server listens on.
     public let port: Int
 
-    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, state: ServerState, port: Int) {
+    /// Whether the server speaks TLS (its URLs are `https:`).
+    public let isTLS: Bool
+
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, state: ServerState, port: Int, isTLS: Bool) {
         self.group = group
         self.channel = channel
         self.state = state
         self.port = port
+        self.isTLS = isTLS
     }
 
     deinit {
@@ -45,38 +63,44 @@ public final class TestImageServer: Sendable {
     }
 
     /// Starts a server on `127.0.0.1` with a port chosen by the system.
-    public static func start() async throws -> TestImageServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    ///
+    /// - Parameters:
+    ///   - tls: The certificate to serve HTTPS with; nil (the default) for plain HTTP/1.1.
+    ///   - http2: With `tls`, whether ALPN offers `h2` (otherwise only `http/1.1`). Ignored without TLS.
+    ///   - maxConcurrentStreams: The SETTINGS_MAX_CONCURRENT_STREAMS an HTTP/2 connection announces:
+    ///     how many requests a client may have in flight on one connection. It binds once the client
+    ///     has acknowledged the SETTINGS (further streams are refused); a client that opens streams
+    ///     before reading them (curl may; AsyncHTTPClient waits) can exceed it on a new connection.
+    public static func start(
+        tls: TestTLSIdentity? = nil,
+        http2: Bool = true,
+        maxConcurrentStreams: Int = 128
+    ) async throws -> TestImageServer {
         let state = ServerState()
+        let pipeline = try ConnectionPipeline(
+            state: state, identity: tls, offerHTTP2: http2, maxConcurrentStreams: maxConcurrentStreams)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.backlog, value: 256)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    let id = state.connectionOpened()
-                    channel.closeFuture.whenComplete { _ in state.connectionClosed() }
-                    return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(
-                            ConnectionHandler(state: state, connectionID: id))
-                    }
-                }
+                .childChannelInitializer { channel in pipeline.configure(channel) }
                 .bind(host: "127.0.0.1", port: 0)
                 .get()
             guard let port = channel.localAddress?.port else {
                 try? await channel.close()
                 throw TestImageServerError.noPort
             }
-            return TestImageServer(group: group, channel: channel, state: state, port: port)
+            return TestImageServer(group: group, channel: channel, state: state, port: port, isTLS: tls != nil)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
     }
 
-    /// `"http://127.0.0.1:PORT"`, no trailing slash.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `"http://127.0.0.1:PORT"` (`https:` with TLS), no trailing slash.
+    public var baseURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
     /// The absolute URL of `path` on this server; a missing leading `/` is added.
     public func url(_ path: String) -> String {
@@ -126,8 +150,18 @@ public final class TestImageServer: Sendable {
     /// until its last response byte is written, or until its connection closes).
     public var maxConcurrentRequests: Int { state.maxConcurrentRequests }
 
-    /// Forgets recorded requests and the connection count, and brings both maxima down to what is
-    /// open / in flight right now. Routes (and the positions of their sequences) are kept.
+    /// The most requests in flight at once on a single TCP connection so far (counted like
+    /// ``maxConcurrentRequests``): up to SETTINGS_MAX_CONCURRENT_STREAMS over HTTP/2, at most 1
+    /// over HTTP/1.1.
+    public var maxConcurrentStreamsOnOneConnection: Int { state.maxConcurrentRequestsOnOneConnection }
+
+    /// The application protocol of each connection, in the order the connections were accepted:
+    /// `"h2"` or `"http/1.1"` (also for plain HTTP, and for TLS without ALPN). A TLS connection whose
+    /// handshake failed, or is still going on, has no entry.
+    public var negotiatedProtocols: [String] { state.negotiatedProtocols }
+
+    /// Forgets recorded requests, the connection count and the negotiated protocols, and brings the
+    /// maxima down to what is open / in flight right now. Routes (and the positions of their sequences) are kept.
     public func resetCounters() {
         state.resetCounters()
     }
