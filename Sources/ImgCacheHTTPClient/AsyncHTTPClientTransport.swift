@@ -1,6 +1,8 @@
 public import ImgCache
 import AsyncHTTPClient
+import Foundation
 import NIOCore
+import NIOSSL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,36 +11,70 @@ import Darwin
 
 /// An ``ImageTransport`` on AsyncHTTPClient (SwiftNIO): what the command line uses.
 ///
+/// HTTPS offers HTTP/2 through ALPN and falls back to HTTP/1.1; each response reports the version
+/// it came over, so that the downloader multiplexes many requests on an HTTP/2 connection and
+/// keeps to a few connections for HTTP/1.1. Certificates are verified in full (chain, dates, host
+/// name) against ``CertificateTrust``; a refused one fails with ``TransportError/certificate(host:reason:)``
+/// saying what is wrong with it.
+///
 /// Redirects are not followed, the body is streamed and counted against `maxBytes` as it arrives
-/// (reading stops, and the connection is dropped, as soon as the limit is passed), and no
+/// (reading stops, and the connection or stream is dropped, as soon as the limit is passed), and no
 /// `Accept-Encoding` is sent, so bodies arrive as stored.
 ///
-/// Requests that ``ProxySettings`` sends to a proxy go through a second client configured for it,
-/// because AsyncHTTPClient's proxy is per client while `no_proxy` is per URL. AsyncHTTPClient
-/// reaches an HTTP proxy only through a `CONNECT` tunnel, for `http` URLs too (`CONNECT host:80`),
-/// so a proxy that allows `CONNECT` only to port 443 (Squid's default) refuses `http` images with
-/// `.connection`.
+/// Through an HTTP proxy (``ProxySettings``), `http` URLs are sent to the proxy in absolute form
+/// (`GET http://host/x.png`), as curl and wget send them, and `https` URLs through a `CONNECT`
+/// tunnel. AsyncHTTPClient's proxy is per client while `no_proxy` is per URL, so tunnelled requests
+/// go through a second client configured for the proxy.
 public final class AsyncHTTPClientTransport: ImageTransport {
     private let direct: HTTPClient
-    private let proxied: [ProxySettings.Endpoint: HTTPClient]
+    private let tunnelled: [ProxySettings.Endpoint: HTTPClient]
+    private let forwarded: [ProxySettings.Endpoint: ForwardProxyClient]
     private let proxy: ProxySettings
+    private let diagnosis = CertificateDiagnosis(group: HTTPClient.defaultEventLoopGroup)
 
     /// Creates the transport and its HTTP clients (on NIO's shared event loop group, whose threads
-    /// outlive ``shutdown()``; the clients' connections do not).
+    /// outlive ``shutdown()``; the clients' connections do not), trusting the system's CAs.
     ///
     /// - Parameters:
     ///   - proxy: which requests go through which proxy; direct connections by default.
     ///   - connectTimeout: the longest wait for a TCP (and TLS) connection to be set up.
     ///   - readTimeout: the longest silence while waiting for response bytes.
-    ///   - maxConnectionsPerHost: how many connections to one host the pool keeps open at once.
-    public init(
+    ///   - maxConnectionsPerHost: how many HTTP/1.1 connections to one host the pool keeps open at
+    ///     once (HTTP/2 uses one connection per host).
+    public convenience init(
         proxy: ProxySettings = .direct,
         connectTimeout: Duration = .seconds(10),
         readTimeout: Duration = .seconds(30),
         maxConnectionsPerHost: Int = 16
     ) {
+        self.init(proxy: proxy, tls: TLSConfiguration.makeClientConfiguration(), connectTimeout: connectTimeout,
+                  readTimeout: readTimeout, maxConnectionsPerHost: maxConnectionsPerHost)
+    }
+
+    /// Creates the transport, trusting the CAs `trust` names.
+    ///
+    /// - Parameters:
+    ///   - trust: the CAs server certificates may chain to, e.g. `.fromEnvironment(adding: ["corp-ca.pem"])`.
+    ///   - proxy, connectTimeout, readTimeout, maxConnectionsPerHost: as in ``init(proxy:connectTimeout:readTimeout:maxConnectionsPerHost:)``.
+    /// - Throws: ``CertificateTrustError`` when a CA file or folder cannot be read or holds no certificate.
+    public convenience init(
+        trust: CertificateTrust,
+        proxy: ProxySettings = .direct,
+        connectTimeout: Duration = .seconds(10),
+        readTimeout: Duration = .seconds(30),
+        maxConnectionsPerHost: Int = 16
+    ) throws {
+        self.init(proxy: proxy, tls: try trust.tlsConfiguration(), connectTimeout: connectTimeout,
+                  readTimeout: readTimeout, maxConnectionsPerHost: maxConnectionsPerHost)
+    }
+
+    private init(
+        proxy: ProxySettings, tls: TLSConfiguration, connectTimeout: Duration, readTimeout: Duration,
+        maxConnectionsPerHost: Int
+    ) {
         func makeClient(_ proxy: HTTPClient.Configuration.Proxy?) -> HTTPClient {
             var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tls,
                 redirectConfiguration: .disallow,
                 timeout: .init(connect: TimeAmount(connectTimeout), read: TimeAmount(readTimeout)),
                 connectionPool: .init(
@@ -46,6 +82,9 @@ public final class AsyncHTTPClientTransport: ImageTransport {
                     concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maxConnectionsPerHost)),
                 proxy: proxy,
                 decompression: .disabled)
+            // ALPN offers h2 and http/1.1 (AsyncHTTPClient's default, said here because the
+            // downloader's per-host limits depend on it).
+            configuration.httpVersion = .automatic
             // A refused or failed connect fails the request at once (as `.connection`) instead of
             // being retried by the pool until the deadline: retrying is the downloader's decision.
             configuration.connectionPool.retryConnectionEstablishment = false
@@ -56,11 +95,18 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         }
         self.proxy = proxy
         self.direct = makeClient(nil)
-        var proxied: [ProxySettings.Endpoint: HTTPClient] = [:]
-        for endpoint in [proxy.httpProxy, proxy.httpsProxy].compactMap({ $0 }) where proxied[endpoint] == nil {
-            proxied[endpoint] = makeClient(.server(host: endpoint.host, port: endpoint.port))
+        var tunnelled: [ProxySettings.Endpoint: HTTPClient] = [:]
+        var forwarded: [ProxySettings.Endpoint: ForwardProxyClient] = [:]
+        if let endpoint = proxy.httpProxy {
+            forwarded[endpoint] = ForwardProxyClient(
+                group: HTTPClient.defaultEventLoopGroup, host: endpoint.host, port: endpoint.port,
+                connectTimeout: TimeAmount(connectTimeout), maxIdleConnections: maxConnectionsPerHost)
         }
-        self.proxied = proxied
+        if let endpoint = proxy.httpsProxy {
+            tunnelled[endpoint] = makeClient(.server(host: endpoint.host, port: endpoint.port))
+        }
+        self.tunnelled = tunnelled
+        self.forwarded = forwarded
     }
 
     deinit {
@@ -68,9 +114,10 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         // an early throw) must neither leak its connections nor trip AsyncHTTPClient's debug-build
         // precondition on clients that are deinitialised while running. Non-blocking, and a no-op
         // (an `alreadyShutdown` failure) for clients already shut down.
-        for client in [direct] + Array(proxied.values) {
+        for client in [direct] + Array(tunnelled.values) {
             _ = client.shutdown() as EventLoopFuture<Void>
         }
+        for client in forwarded.values { client.shutdown() }
     }
 
     /// Sends one GET; see ``ImageTransport/send(_:)``.
@@ -88,7 +135,20 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         for header in request.headers {
             outgoing.headers.add(name: header.name, value: header.value)
         }
-        let client = self.client(for: request.url)
+        let route = self.route(for: request.url, isHTTPS: lowercasedURL.hasPrefix("https://"))
+        if case .forwarded(let proxyClient) = route {
+            do {
+                return try await withDeadline(request.deadline) { try await proxyClient.send(request) }
+            } catch {
+                throw Self.transportError(for: error)
+            }
+        }
+        let client: HTTPClient
+        switch route {
+        case .direct: client = direct
+        case .tunnelled(let tunnel): client = tunnel
+        case .forwarded: preconditionFailure("handled above")
+        }
         let prepared = outgoing
         let nioDeadline = NIODeadline.now() + TimeAmount(remaining)
 
@@ -100,20 +160,49 @@ public final class AsyncHTTPClientTransport: ImageTransport {
                 try await Self.exchange(prepared, on: client, deadline: nioDeadline, maxBytes: request.maxBytes)
             }
         } catch {
+            if let problem = CertificateProblem(error), let (host, port) = Self.hostAndPort(of: request.url) {
+                let reason: String
+                if case .tunnelled = route {
+                    // Seen from here the server may present another certificate than through the
+                    // proxy (which may re-sign TLS with its own CA), so no second look is taken.
+                    reason = problem == .hostname
+                        ? "issued for another host name (through the proxy)"
+                        : "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)"
+                } else {
+                    reason = await diagnosis.reason(host: host, port: port, hostnameMismatch: problem == .hostname)
+                }
+                throw TransportError.certificate(host: host, reason: reason)
+            }
             throw Self.transportError(for: error)
         }
     }
 
     /// Shuts the clients down, closing their connections; requests still in flight fail.
     public func shutdown() async {
-        for client in [direct] + Array(proxied.values) {
+        for client in [direct] + Array(tunnelled.values) {
             try? await client.shutdown()
         }
+        for client in forwarded.values { client.shutdown() }
     }
 
-    private func client(for url: String) -> HTTPClient {
-        guard let (host, port) = proxy.proxy(for: url) else { return direct }
-        return proxied[ProxySettings.Endpoint(host: host, port: port)] ?? direct
+    private enum Route {
+        case direct
+        case tunnelled(HTTPClient)
+        case forwarded(ForwardProxyClient)
+    }
+
+    private func route(for url: String, isHTTPS: Bool) -> Route {
+        guard let (host, port) = proxy.proxy(for: url) else { return .direct }
+        let endpoint = ProxySettings.Endpoint(host: host, port: port)
+        if isHTTPS { return tunnelled[endpoint].map(Route.tunnelled) ?? .direct }
+        return forwarded[endpoint].map(Route.forwarded) ?? .direct
+    }
+
+    /// The host and port a URL's connection goes to.
+    private static func hostAndPort(of url: String) -> (String, Int)? {
+        guard let parsed = URL(string: url), let host = parsed.host else { return nil }
+        let unbracketed = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return (unbracketed, parsed.port ?? (parsed.scheme?.lowercased() == "https" ? 443 : 80))
     }
 
     /// The request, the head, and the body read up to `maxBytes`.
@@ -153,7 +242,8 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         return TransportResponse(
             status: status,
             headers: response.headers.map { (name: $0.name, value: $0.value) },
-            body: body)
+            body: body,
+            httpVersion: response.version.major >= 2 ? .http2 : .http1)
     }
 
     /// Maps whatever AsyncHTTPClient or NIO threw to `TransportError` (or `CancellationError`).

@@ -22,6 +22,9 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         var continuation: CheckedContinuation<TransportResponse, any Error>?
         var failure: Failure?
         var body: [UInt8] = []
+        /// From the task's metrics, where the platform collects them (Apple platforms do; not every
+        /// FoundationNetworking does).
+        var httpVersion: HTTPVersion?
     }
 
     private let lock = NSLock()
@@ -129,17 +132,25 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         if overLimit { dataTask.cancel() }
     }
 
+    /// Notes the protocol the response came over (`h2`, `http/1.1`, `h3`), so that the downloader
+    /// multiplexes on HTTP/2 hosts. Apple's URLSession calls this before the task completes.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        let version = metrics.transactionMetrics.last?.networkProtocolName.flatMap(HTTPVersion.init(protocolName:))
+        lock.withLock { exchanges[task.taskIdentifier]?.httpVersion = version }
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let exchange = lock.withLock({ exchanges.removeValue(forKey: task.taskIdentifier) }),
             let continuation = exchange.continuation
         else { return }
-        continuation.resume(with: Self.result(of: exchange, response: task.response, error: error))
+        let host = task.originalRequest?.url?.host ?? "the server"
+        continuation.resume(with: Self.result(of: exchange, response: task.response, error: error, host: host))
     }
 
     // MARK: outcome
 
     private static func result(
-        of exchange: Exchange, response: URLResponse?, error: (any Error)?
+        of exchange: Exchange, response: URLResponse?, error: (any Error)?, host: String
     ) -> Result<TransportResponse, any Error> {
         if let failure = exchange.failure { return .failure(Self.error(for: failure)) }
         let http = response as? HTTPURLResponse
@@ -152,7 +163,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         }
         let received = Int64(exchange.body.count)
         if let error {
-            let mapped = Self.transportError(for: error, maxBytes: exchange.maxBytes)
+            let mapped = Self.transportError(for: error, maxBytes: exchange.maxBytes, host: host)
             if case .connection(let reason) = mapped, let declared, received < declared {
                 return .failure(TransportError.connection("truncated: \(received) of \(declared) bytes (\(reason))"))
             }
@@ -166,7 +177,8 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
             guard let name = field.key as? String else { return nil }
             return (name: name, value: field.value as? String ?? "\(field.value)")
         }
-        return .success(TransportResponse(status: http.statusCode, headers: headers, body: exchange.body))
+        return .success(TransportResponse(status: http.statusCode, headers: headers, body: exchange.body,
+                                          httpVersion: exchange.httpVersion))
     }
 
     private static func error(for failure: Failure) -> any Error {
@@ -177,11 +189,17 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
     }
 
     /// Maps an error URLSession reported (not one the transport caused itself).
-    static func transportError(for error: any Error, maxBytes: Int) -> TransportError {
+    static func transportError(for error: any Error, maxBytes: Int, host: String) -> TransportError {
         guard let urlError = error as? URLError else {
             return .connection(String(describing: error))
         }
         switch urlError.code {
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
+            return .certificate(host: host, reason: "not issued by a trusted CA")
+        case .serverCertificateHasBadDate:
+            return .certificate(host: host, reason: "expired, or not valid yet")
+        case .serverCertificateNotYetValid:
+            return .certificate(host: host, reason: "not valid yet")
         case .timedOut:
             return .timedOut
         case .badURL, .unsupportedURL:
@@ -204,9 +222,6 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         case .badServerResponse: "bad server response"
         case .cancelled: "cancelled"
         case .secureConnectionFailed: "TLS connection failed"
-        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
-            .serverCertificateHasUnknownRoot:
-            "server certificate not trusted"
         case .zeroByteResource: "empty response"
         default:
             (error.userInfo[NSLocalizedDescriptionKey] as? String).flatMap { $0.isEmpty ? nil : $0 }

@@ -2,16 +2,24 @@ import Foundation
 
 /// Limits how many tasks do something at once; waiters resume in arrival order.
 /// A semaphore for async code: waiting suspends the task instead of blocking a thread.
+///
+/// The limit can be changed while units are held (``setLimit(_:)``): raising it resumes waiters
+/// at once; lowering it takes effect as holders signal, without interrupting anybody.
 final class AsyncSemaphore: @unchecked Sendable {
-    // Guarded by `lock`.
+    // Guarded by `lock`. `available` goes below zero when the limit was lowered under holders.
+    private var limit: Int
     private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var head = 0
     private let lock = NSLock()
 
     init(value: Int) {
-        available = max(1, value)
+        limit = max(1, value)
+        available = limit
     }
+
+    /// The number of units, held or free.
+    var currentLimit: Int { lock.withLock { limit } }
 
     func wait() async {
         let acquired = lock.withLock {
@@ -36,18 +44,40 @@ final class AsyncSemaphore: @unchecked Sendable {
 
     func signal() {
         let next: CheckedContinuation<Void, Never>? = lock.withLock {
-            guard head < waiters.count else {
+            guard available >= 0, let next = popWaiter() else {
                 available += 1
                 return nil
-            }
-            let next = waiters[head]
-            head += 1
-            if head > 64, head * 2 > waiters.count {
-                waiters.removeFirst(head)
-                head = 0
             }
             return next
         }
         next?.resume()
+    }
+
+    /// Makes `newLimit` units exist (at least one). Waiters that now fit are resumed.
+    func setLimit(_ newLimit: Int) {
+        let resumed: [CheckedContinuation<Void, Never>] = lock.withLock {
+            let newLimit = max(1, newLimit)
+            available += newLimit - limit
+            limit = newLimit
+            var resumed: [CheckedContinuation<Void, Never>] = []
+            while available > 0, let next = popWaiter() {
+                available -= 1
+                resumed.append(next)
+            }
+            return resumed
+        }
+        for continuation in resumed { continuation.resume() }
+    }
+
+    /// The longest-waiting continuation, removed; call with `lock` held.
+    private func popWaiter() -> CheckedContinuation<Void, Never>? {
+        guard head < waiters.count else { return nil }
+        let next = waiters[head]
+        head += 1
+        if head > 64, head * 2 > waiters.count {
+            waiters.removeFirst(head)
+            head = 0
+        }
+        return next
     }
 }

@@ -1,9 +1,16 @@
 /// How the downloader behaves: limits, time-outs, retries and what it accepts.
 public struct DownloadPolicy: Sendable {
-    /// The most images being fetched at once.
+    /// The most images being fetched at once, from all hosts together. The default is high enough
+    /// that the per-host limits decide, even when one HTTP/2 host takes ``perHostStreams``.
     public var concurrency: Int
-    /// The most images being fetched at once from one host.
+    /// The most images being fetched at once from one origin (scheme, host, port) that answers over
+    /// HTTP/1.1, or whose version is not known yet: the connections opened to it, since each carries
+    /// one request at a time. Browsers open 6.
     public var perHostConcurrency: Int
+    /// The most images being fetched at once from one origin that answers over HTTP/2 (or HTTP/3):
+    /// streams multiplexed on its one connection. The server's `SETTINGS_MAX_CONCURRENT_STREAMS`
+    /// applies too (the transport queues what exceeds it).
+    public var perHostStreams: Int
     /// How long one image may take, all attempts and redirects included.
     public var timeout: Duration
     /// How many times a connection failure, a time-out of an attempt or a 5xx is tried again.
@@ -26,13 +33,14 @@ public struct DownloadPolicy: Sendable {
 
     /// Creates a policy; the defaults suit a page's images over the internet.
     public init(
-        concurrency: Int = 16, perHostConcurrency: Int = 8, timeout: Duration = .seconds(30), retries: Int = 2,
+        concurrency: Int = 256, perHostConcurrency: Int = 8, perHostStreams: Int = 100, timeout: Duration = .seconds(30), retries: Int = 2,
         retryDelay: Duration = .milliseconds(250), maxRedirects: Int = 5, maxBytes: Int = 20 * 1024 * 1024,
         userAgent: String = DownloadPolicy.defaultUserAgent, allowedHosts: Set<String>? = nil,
         acceptedFormats: Set<ImageFormat> = [.jpeg, .png, .gif]
     ) {
         self.concurrency = max(1, concurrency)
         self.perHostConcurrency = max(1, perHostConcurrency)
+        self.perHostStreams = max(1, perHostStreams)
         self.timeout = timeout
         self.retries = max(0, retries)
         self.retryDelay = retryDelay

@@ -3,7 +3,8 @@ import Foundation
 /// Downloads images into an `ImageCacheStore`, counting what is outstanding.
 ///
 /// A URL asked for again while it is being fetched is fetched once (coalescing). A global and a
-/// per-host limit bound the requests in flight. Each image has one deadline for all its attempts
+/// per-origin limit bound the requests in flight; the per-origin one follows the HTTP version the
+/// origin answers with (a few connections' worth for HTTP/1.1, many streams for HTTP/2). Each image has one deadline for all its attempts
 /// and redirects; connection failures and 5xx responses are retried with backoff. Nothing is
 /// cached unless the status is 2xx and the bytes start like an image.
 public actor ImageDownloader {
@@ -14,7 +15,7 @@ public actor ImageDownloader {
     public nonisolated let policy: DownloadPolicy
     private let counter = OutstandingCounter()
     private let globalLimit: AsyncSemaphore
-    private var hostLimits: [String: AsyncSemaphore] = [:]
+    private let originLimits: OriginLimits
     private var inFlight: [String: Task<DownloadOutcome, Never>] = [:]
     private let onEvent: (@Sendable (DownloadEvent) -> Void)?
 
@@ -30,6 +31,7 @@ public actor ImageDownloader {
         self.store = store
         self.policy = policy
         self.globalLimit = AsyncSemaphore(value: policy.concurrency)
+        self.originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
         self.onEvent = onEvent
     }
 
@@ -81,7 +83,7 @@ public actor ImageDownloader {
 
         // A sliding window of tasks, not one task per URL: 2,000 suspended tasks would hold
         // megabytes of async frames while they wait for the semaphores.
-        let window = max(1, policy.concurrency * 2)
+        let window = max(1, min(policy.concurrency * 2, policy.concurrency + 64))
         return await withTaskGroup(of: (Int, DownloadOutcome).self) { group in
             var next = 0
             func startNext() {
@@ -119,11 +121,10 @@ public actor ImageDownloader {
                         status: .failed, error: "cancelled")
     }
 
-    private func hostLimit(for host: String) -> AsyncSemaphore {
-        if let limit = hostLimits[host] { return limit }
-        let limit = AsyncSemaphore(value: policy.perHostConcurrency)
-        hostLimits[host] = limit
-        return limit
+    /// How many requests the origin of `url` may have in flight now: ``DownloadPolicy/perHostStreams``
+    /// once it has answered over HTTP/2, ``DownloadPolicy/perHostConcurrency`` until then.
+    public nonisolated func currentLimit(forOriginOf url: WebURL) -> Int {
+        originLimits.limit(for: OriginLimits.origin(of: url))
     }
 
     // MARK: - One image
@@ -155,7 +156,7 @@ public actor ImageDownloader {
         counter.increment()
         defer { counter.decrement() }
         onEvent?(.started(url: urlString, localName: localName))
-        let hostLimit = await self.hostLimit(for: url.host ?? "")
+        let hostLimit = originLimits.semaphore(for: OriginLimits.origin(of: url))
         await hostLimit.wait()
         defer { hostLimit.signal() }
         await globalLimit.wait()
@@ -213,6 +214,7 @@ public actor ImageDownloader {
                                                maxBytes: policy.maxBytes, deadline: deadline)
                 let transport = self.transport
                 let response = try await withDeadline(deadline) { try await transport.send(request) }
+                originLimits.observe(response.httpVersion, from: OriginLimits.origin(of: current))
                 switch response.status {
                 case 301, 302, 303, 307, 308:
                     guard let location = response.header("Location") else {

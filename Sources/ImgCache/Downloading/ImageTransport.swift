@@ -29,12 +29,16 @@ public struct TransportResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body (empty for 304 and redirects).
     public var body: [UInt8]
+    /// The HTTP version the response came over; nil when the transport cannot tell (the downloader
+    /// then treats the host as an HTTP/1.1 one).
+    public var httpVersion: HTTPVersion?
 
     /// Creates a response.
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], httpVersion: HTTPVersion? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.httpVersion = httpVersion
     }
 
     /// The first value of a header, compared case-insensitively.
@@ -54,6 +58,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case connection(String)
     /// The URL or request could not be sent at all.
     case invalidRequest(String)
+    /// The server's TLS certificate was refused: `reason` says why (not trusted, expired, issued
+    /// for another host). Not retried: another attempt would meet the same certificate.
+    case certificate(host: String, reason: String)
 
     /// A short sentence for a person.
     public var description: String {
@@ -62,6 +69,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .tooLarge(let limit): "larger than the \(limit)-byte limit"
         case .connection(let reason): "connection failed: \(reason)"
         case .invalidRequest(let reason): "invalid request: \(reason)"
+        case .certificate(let host, let reason): "TLS certificate of \(host) refused: \(reason)"
         }
     }
 
@@ -69,7 +77,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var isTransient: Bool {
         switch self {
         case .timedOut, .connection: true
-        case .tooLarge, .invalidRequest: false
+        case .tooLarge, .invalidRequest, .certificate: false
         }
     }
 }

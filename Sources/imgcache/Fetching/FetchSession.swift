@@ -40,8 +40,13 @@ final class FetchSession: Sendable {
         } catch {
             throw StartError(description: "cannot use the cache folder \(settings.cacheFolder): \(error)")
         }
-        transport = AsyncHTTPClientTransport(proxy: settings.proxy,
-                                             maxConnectionsPerHost: settings.downloadPolicy.perHostConcurrency)
+        do {
+            transport = try AsyncHTTPClientTransport(trust: settings.trust, proxy: settings.proxy,
+                                                     maxConnectionsPerHost: settings.downloadPolicy.perHostConcurrency)
+        } catch {
+            let option = settings.trust.additionalCAFiles.contains { "\(error)".hasPrefix($0 + ":") } ? "--cacert" : "SSL_CERT_FILE/SSL_CERT_DIR"
+            throw StartError(description: "\(option) \(error)")
+        }
         let style = settings.rewriteOptions.referenceStyle
         let printer = settings.printsEvents ? EventPrinter(localPath: { style.reference(to: $0) }) : nil
         let progress = settings.quiet ? nil : ProgressDisplay()
@@ -55,6 +60,12 @@ final class FetchSession: Sendable {
         self.progress = progress
         downloader = ImageDownloader(transport: transport, store: store, policy: settings.downloadPolicy,
                                      onEvent: notifier.record)
+    }
+
+    /// Advice for failures a person can fix with an option: certificates from a CA that is not trusted.
+    static func hint(for failures: [DownloadOutcome]) -> String? {
+        let untrusted = failures.contains { ($0.error ?? "").contains("TLS certificate") && ($0.error ?? "").contains("trusted") }
+        return untrusted ? "to trust a company's or a test server's CA, pass its certificate with --cacert FILE (PEM)" : nil
     }
 
     /// Where the page read from `input` is written: `<out>/<file name>`; for a URL, its last path

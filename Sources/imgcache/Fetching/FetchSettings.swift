@@ -1,4 +1,5 @@
 import ImgCache
+import ImgCacheHTTPClient
 
 /// Everything a ``FetchSession`` needs, gathered from a command's options (or set by `demo`).
 struct FetchSettings: Sendable {
@@ -15,6 +16,8 @@ struct FetchSettings: Sendable {
     var cachePolicy = CachePolicy()
     var downloadPolicy = DownloadPolicy()
     var proxy = ProxySettings.direct
+    /// The CAs HTTPS servers' certificates may chain to.
+    var trust = CertificateTrust.system
     /// Print events as ndjson on standard output.
     var printsEvents = false
     /// No progress display.
@@ -30,6 +33,7 @@ extension FetchOptions {
         FetchSettings(
             out: out, cacheFolder: cacheFolder, manifestPath: manifestPath, rewriteOptions: rewriteOptions,
             baseURL: page.pageURL, cachePolicy: cachePolicy, downloadPolicy: downloadPolicy, proxy: proxySettings,
+            trust: certificateTrust,
             printsEvents: events != nil, quiet: quiet, debounce: .seconds(debounce), maxWait: maxWait.map { .seconds($0) },
             onRefresh: onRefresh)
     }

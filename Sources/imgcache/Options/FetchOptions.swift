@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImgCache
+import ImgCacheHTTPClient
 
 /// The options of the commands that download images (`fetch`, `watch`): where things go, every
 /// download and cache policy, and how progress and events are reported.
@@ -16,11 +17,21 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "Manifest file (default: <out>/imgcache-manifest.json).")
     var manifest: String?
 
-    @Option(help: "Images fetched at once.")
-    var concurrency: Int = 16
+    @Option(help: "Images fetched at once, from all hosts together.")
+    var concurrency: Int = DownloadPolicy().concurrency
 
-    @Option(name: .customLong("per-host"), help: "Images fetched at once from one host.")
-    var perHost: Int = 8
+    @Option(name: .customLong("per-host"), help: ArgumentHelp(
+        "Images fetched at once from one host, whatever its protocol (default: 8 over HTTP/1.1, --max-streams over HTTP/2).",
+        discussion: "Over HTTP/1.1 each request in flight takes a connection of its own, so this is also the connections opened to the host; over HTTP/2 they are streams on one connection."))
+    var perHost: Int?
+
+    @Option(name: .customLong("max-streams"), help: "Images fetched at once from one HTTP/2 host, multiplexed on its connection (the server's own limit applies too).")
+    var maxStreams: Int = DownloadPolicy().perHostStreams
+
+    @Option(name: .customLong("cacert"), help: ArgumentHelp(
+        "PEM file of CA certificates to trust besides the system's (repeatable).",
+        discussion: "SSL_CERT_FILE and SSL_CERT_DIR replace the system's CA bundle and folder, as in OpenSSL and curl."))
+    var caCertificates: [String] = []
 
     @Option(help: "Seconds one image may take, retries and redirects included.")
     var timeout: Double = 30
@@ -63,7 +74,8 @@ struct FetchOptions: ParsableArguments {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
-        if perHost < 1 { throw ValidationError("--per-host must be at least 1.") }
+        if let perHost, perHost < 1 { throw ValidationError("--per-host must be at least 1.") }
+        if maxStreams < 1 { throw ValidationError("--max-streams must be at least 1.") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
         if retries < 0 { throw ValidationError("--retries cannot be negative.") }
         if maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1.") }
@@ -82,11 +94,14 @@ struct FetchOptions: ParsableArguments {
 
     var cachePolicy: CachePolicy { CachePolicy(maxAge: maxAge, maxTotalBytes: maxCacheSize) }
 
+    var certificateTrust: CertificateTrust { .fromEnvironment(adding: caCertificates) }
+
     var proxySettings: ProxySettings { proxy.flatMap(ProxySettings.init(proxy:)) ?? ProxySettings.fromEnvironment() }
 
     var downloadPolicy: DownloadPolicy {
         DownloadPolicy(
-            concurrency: concurrency, perHostConcurrency: perHost, timeout: .seconds(timeout),
+            concurrency: concurrency, perHostConcurrency: perHost ?? DownloadPolicy().perHostConcurrency,
+            perHostStreams: min(maxStreams, perHost ?? maxStreams), timeout: .seconds(timeout),
             retries: retries, maxBytes: maxBytes, userAgent: userAgent,
             allowedHosts: allowHosts.isEmpty ? nil : Set(allowHosts),
             acceptedFormats: ImageFormat.accepted(forExtensions: page.parsedExtensions))

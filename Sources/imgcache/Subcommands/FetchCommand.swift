@@ -63,6 +63,7 @@ struct FetchCommand: AsyncParsableCommand {
         for failure in failures {
             Diagnostics.note("imgcache: failed: \(failure.url): \(failure.error ?? "unknown error")")
         }
+        if let hint = FetchSession.hint(for: failures) { Diagnostics.note("imgcache: hint: \(hint)") }
         if ioFailed { throw ExitCode.failure }
         if !failures.isEmpty { throw ExitCode(2) }
     }

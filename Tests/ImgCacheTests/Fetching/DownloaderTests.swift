@@ -4,6 +4,33 @@ import ImgCacheTestServer
 import Testing
 @testable import ImgCache
 
+/// How the test server is reached: the wires users meet.
+enum Wire: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    /// Plain HTTP/1.1.
+    case http
+    /// HTTPS, the server offering only HTTP/1.1.
+    case https1
+    /// HTTPS with HTTP/2 negotiated by ALPN.
+    case https2
+
+    var testDescription: String { rawValue }
+
+    /// A server on this wire, with the test CA's certificate for 127.0.0.1 when it speaks TLS.
+    func startServer(maxConcurrentStreams: Int = 128) async throws -> TestImageServer {
+        switch self {
+        case .http: try await TestImageServer.start()
+        case .https1: try await TestImageServer.start(tls: .valid, http2: false)
+        case .https2: try await TestImageServer.start(tls: .valid, http2: true, maxConcurrentStreams: maxConcurrentStreams)
+        }
+    }
+
+    /// An AsyncHTTPClient transport that trusts the test CA.
+    func makeTransport(maxConnectionsPerHost: Int = 16) throws -> AsyncHTTPClientTransport {
+        try AsyncHTTPClientTransport(trust: CertificateTrust(additionalCAFiles: [TestCertificates.caPath]),
+                                     maxConnectionsPerHost: maxConnectionsPerHost)
+    }
+}
+
 /// A downloader on a fresh cache folder, talking to a real server through AsyncHTTPClient.
 struct DownloadFixture: Sendable {
     let server: TestImageServer
@@ -13,11 +40,12 @@ struct DownloadFixture: Sendable {
     let downloader: ImageDownloader
 
     static func make(policy: DownloadPolicy = DownloadPolicy(retryDelay: .milliseconds(20)),
-                     cache: CachePolicy = CachePolicy()) async throws -> DownloadFixture {
-        let server = try await TestImageServer.start()
+                     cache: CachePolicy = CachePolicy(), wire: Wire = .http,
+                     maxConcurrentStreams: Int = 128) async throws -> DownloadFixture {
+        let server = try await wire.startServer(maxConcurrentStreams: maxConcurrentStreams)
         let folder = try TemporaryFolder()
         let store = try ImageCacheStore(directory: folder.path("images"), policy: cache)
-        let transport = AsyncHTTPClientTransport()
+        let transport = try wire.makeTransport(maxConnectionsPerHost: policy.perHostConcurrency)
         return DownloadFixture(server: server, folder: folder, store: store, transport: transport,
                                downloader: ImageDownloader(transport: transport, store: store, policy: policy))
     }
@@ -38,9 +66,10 @@ struct DownloadFixture: Sendable {
 
 @Suite("Downloader against a real server")
 struct DownloaderTests {
-    @Test("an image is downloaded, cached with its metadata, and counted as outstanding while in flight")
-    func downloads() async throws {
-        let fixture = try await DownloadFixture.make()
+    @Test("an image is downloaded, cached with its metadata, and counted as outstanding while in flight",
+          arguments: Wire.allCases)
+    func downloads(wire: Wire) async throws {
+        let fixture = try await DownloadFixture.make(wire: wire)
         let png = TestImages.png(width: 4, height: 4)
         fixture.server.route("/a.png", .image(bytes: png, contentType: "image/png", etag: "\"v1\"", delay: .seconds(2)))
         #expect(fixture.downloader.outstandingCount == 0)
@@ -68,9 +97,10 @@ struct DownloaderTests {
         ("html-200", Behaviour.status(200, body: Array("<!DOCTYPE html><html>oops</html>".utf8), contentType: "text/html")),
         ("truncated", Behaviour.truncated(bytes: Array(TestImages.png(byteCount: 2000).prefix(500)), declaredLength: 2000)),
         ("reset", Behaviour.reset),
-    ])
-    func badResponses(name: String, behaviour: Behaviour) async throws {
-        let fixture = try await DownloadFixture.make()
+    ], Wire.allCases)
+    func badResponses(bad: (name: String, behaviour: Behaviour), wire: Wire) async throws {
+        let (name, behaviour) = bad
+        let fixture = try await DownloadFixture.make(wire: wire)
         fixture.server.route("/bad.png", behaviour)
         let outcome = await fixture.fetch("/bad.png")
         #expect(outcome.status == .failed, "\(name)")
@@ -95,9 +125,9 @@ struct DownloaderTests {
         try await fixture.close()
     }
 
-    @Test("a redirect chain is followed; a loop and a redirect to another scheme fail")
-    func redirects() async throws {
-        let fixture = try await DownloadFixture.make()
+    @Test("a redirect chain is followed; a loop and a redirect to another scheme fail", arguments: Wire.allCases)
+    func redirects(wire: Wire) async throws {
+        let fixture = try await DownloadFixture.make(wire: wire)
         fixture.server.route("/r1.png", .redirect(to: "/r2.png"))
         fixture.server.route("/r2.png", .redirect(to: fixture.server.url("/final.png"), status: 301))
         fixture.server.route("/final.png", .image(bytes: TestImages.png(), contentType: "image/png"))
@@ -114,9 +144,9 @@ struct DownloaderTests {
         try await fixture.close()
     }
 
-    @Test("a server that drips one byte at a time cannot hold the run past the timeout")
-    func slowDrip() async throws {
-        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(timeout: .milliseconds(600), retries: 2))
+    @Test("a server that drips one byte at a time cannot hold the run past the timeout", arguments: Wire.allCases)
+    func slowDrip(wire: Wire) async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(timeout: .milliseconds(600), retries: 2), wire: wire)
         fixture.server.route("/slow.png", .drip(bytes: TestImages.png(byteCount: 400), interval: .milliseconds(100)))
         // The drip would take 40 s; the outcome says the 0.6 s deadline cut it short (no wall-clock
         // assertion: other tests may hold the test process's threads).
@@ -138,9 +168,9 @@ struct DownloaderTests {
         try await fixture.close()
     }
 
-    @Test("the same URL asked for by many tasks at once is fetched once")
-    func coalescing() async throws {
-        let fixture = try await DownloadFixture.make()
+    @Test("the same URL asked for by many tasks at once is fetched once", arguments: Wire.allCases)
+    func coalescing(wire: Wire) async throws {
+        let fixture = try await DownloadFixture.make(wire: wire)
         fixture.server.route("/shared.png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(200)))
         let url = WebURL(fixture.server.url("/shared.png"))!
         let outcomes = await fixture.downloader.fetchAll(Array(repeating: url, count: 10))
@@ -165,9 +195,10 @@ struct DownloaderTests {
         try await fixture.close()
     }
 
-    @Test("a fresh entry makes no request; a stale one is revalidated with its validators and a 304 keeps the bytes")
-    func revalidation() async throws {
-        let fixture = try await DownloadFixture.make(cache: CachePolicy(maxAge: 0))
+    @Test("a fresh entry makes no request; a stale one is revalidated with its validators and a 304 keeps the bytes",
+          arguments: Wire.allCases)
+    func revalidation(wire: Wire) async throws {
+        let fixture = try await DownloadFixture.make(cache: CachePolicy(maxAge: 0), wire: wire)
         let png = TestImages.png()
         fixture.server.route("/v.png", .image(bytes: png, contentType: "image/png", etag: "\"abc\"", lastModified: "Sun, 01 Nov 2026 10:00:00 GMT"))
         #expect(await fixture.fetch("/v.png").status == .downloaded)
@@ -178,7 +209,7 @@ struct DownloaderTests {
         #expect(request.header("If-Modified-Since") == "Sun, 01 Nov 2026 10:00:00 GMT")
         #expect(fixture.store.contents(for: WebURL(fixture.server.url("/v.png"))!)?.bytes == png)
 
-        let fresh = try await DownloadFixture.make()
+        let fresh = try await DownloadFixture.make(wire: wire)
         fresh.server.route("/f.png", .image(bytes: png, contentType: "image/png"))
         #expect(await fresh.fetch("/f.png").status == .downloaded)
         #expect(await fresh.fetch("/f.png").status == .cached)

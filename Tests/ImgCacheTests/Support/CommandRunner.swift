@@ -19,19 +19,23 @@ struct CommandRunner {
 
     /// Runs the command on a Dispatch thread: waiting for a child process must not hold one of
     /// the few threads the test process's async tests (some with deadlines) run on.
-    static func runOffPool(_ arguments: [String], in directory: URL? = nil) async throws -> Outcome {
+    /// `environment` is set on top of this process's environment.
+    static func runOffPool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try run(arguments, in: directory) })
+                continuation.resume(with: Result { try run(arguments, in: directory, environment: environment) })
             }
         }
     }
 
-    static func run(_ arguments: [String], in directory: URL? = nil) throws -> Outcome {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

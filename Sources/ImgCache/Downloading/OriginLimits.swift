@@ -1,0 +1,57 @@
+/// How many requests each origin (scheme, host, port) may have in flight, following the HTTP
+/// version the origin answers with.
+///
+/// An origin starts with the HTTP/1.1 limit (a handful of connections, as browsers open), because
+/// nothing is known of it yet. The first response that came over HTTP/2 or HTTP/3 raises its limit
+/// to the multiplexed one (the streams one connection may carry), releasing the requests that were
+/// waiting; a later HTTP/1.1 answer (say, a CDN that stopped offering h2) lowers it again as
+/// requests end. The transport keeps to the server's own `SETTINGS_MAX_CONCURRENT_STREAMS`
+/// underneath: AsyncHTTPClient and URLSession queue what the server does not accept yet.
+final class OriginLimits: Sendable {
+    private struct Origin {
+        let semaphore: AsyncSemaphore
+        var version: HTTPVersion?
+    }
+
+    private let http1Limit: Int
+    private let multiplexedLimit: Int
+    private let origins = ThreadLocked<[String: Origin]>([:])
+
+    init(http1Limit: Int, multiplexedLimit: Int) {
+        self.http1Limit = max(1, http1Limit)
+        self.multiplexedLimit = max(1, multiplexedLimit)
+    }
+
+    /// The key requests to `url` are limited under: `https://host:443`.
+    static func origin(of url: WebURL) -> String {
+        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+        return "\(url.scheme)://\(url.host ?? ""):\(port)"
+    }
+
+    /// The semaphore requests to `origin` wait on.
+    func semaphore(for origin: String) -> AsyncSemaphore {
+        origins.withLock { origins in
+            if let existing = origins[origin] { return existing.semaphore }
+            let semaphore = AsyncSemaphore(value: http1Limit)
+            origins[origin] = Origin(semaphore: semaphore, version: nil)
+            return semaphore
+        }
+    }
+
+    /// Records the HTTP version `origin` answered with, adapting its limit when it changed. An
+    /// unknown version (a transport that cannot tell) changes nothing.
+    func observe(_ version: HTTPVersion?, from origin: String) {
+        guard let version else { return }
+        let changed: AsyncSemaphore? = origins.withLock { origins in
+            guard let current = origins[origin], current.version != version else { return nil }
+            origins[origin]?.version = version
+            return current.semaphore
+        }
+        changed?.setLimit(version.multiplexes ? multiplexedLimit : http1Limit)
+    }
+
+    /// The limit in force for `origin` now (for tests and diagnostics).
+    func limit(for origin: String) -> Int {
+        semaphore(for: origin).currentLimit
+    }
+}

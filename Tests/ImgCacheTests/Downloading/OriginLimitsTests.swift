@@ -1,0 +1,79 @@
+import Testing
+@testable import ImgCache
+
+/// The per-origin limit follows the HTTP version the origin answers with.
+@Suite("Origin limits")
+struct OriginLimitsTests {
+    @Test func anOriginStartsAtTheHTTP1LimitAndRisesOnAnHTTP2Answer() {
+        let limits = OriginLimits(http1Limit: 6, multiplexedLimit: 100)
+        let origin = OriginLimits.origin(of: WebURL("https://cdn.example/a.png")!)
+        #expect(origin == "https://cdn.example:443")
+        #expect(limits.limit(for: origin) == 6)
+        limits.observe(.http2, from: origin)
+        #expect(limits.limit(for: origin) == 100)
+        limits.observe(nil, from: origin)
+        #expect(limits.limit(for: origin) == 100, "an unknown version changes nothing")
+        limits.observe(.http1, from: origin)
+        #expect(limits.limit(for: origin) == 6)
+    }
+
+    @Test func originsAreSchemeHostAndPort() {
+        let limits = OriginLimits(http1Limit: 2, multiplexedLimit: 50)
+        let secure = OriginLimits.origin(of: WebURL("https://cdn.example/a.png")!)
+        let plain = OriginLimits.origin(of: WebURL("http://cdn.example/a.png")!)
+        let otherPort = OriginLimits.origin(of: WebURL("https://cdn.example:8443/a.png")!)
+        #expect(Set([secure, plain, otherPort]).count == 3)
+        limits.observe(.http2, from: secure)
+        #expect(limits.limit(for: plain) == 2)
+        #expect(limits.limit(for: otherPort) == 2)
+    }
+
+    @Test func raisingTheLimitReleasesWaitersAtOnce() async {
+        let semaphore = AsyncSemaphore(value: 1)
+        await semaphore.wait()
+        let released = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    await semaphore.wait()
+                    released.add()
+                }
+            }
+            // Nobody gets through while the one unit is held…
+            try? await Task.sleep(for: .milliseconds(50))
+            #expect(released.value == 0)
+            // …and raising the limit to 4 lets all three waiters in without a signal.
+            semaphore.setLimit(4)
+            await group.waitForAll()
+        }
+        #expect(released.value == 3)
+    }
+
+    @Test func loweringTheLimitTakesEffectAsHoldersLeave() async {
+        let semaphore = AsyncSemaphore(value: 3)
+        for _ in 0..<3 { await semaphore.wait() }
+        semaphore.setLimit(1)
+        let entered = Counter()
+        let waiter = Task {
+            await semaphore.wait()
+            entered.add()
+        }
+        // Two holders leave: with a limit of 1 and one unit still held, nobody may enter yet.
+        semaphore.signal()
+        semaphore.signal()
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(entered.value == 0)
+        // The last holder leaves: now there is room for one.
+        semaphore.signal()
+        await waiter.value
+        #expect(entered.value == 1)
+        #expect(semaphore.currentLimit == 1)
+    }
+}
+
+/// A thread-safe count for the tests above.
+private final class Counter: Sendable {
+    private let count = ThreadLocked(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

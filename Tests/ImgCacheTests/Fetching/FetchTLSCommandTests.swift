@@ -1,0 +1,65 @@
+import Foundation
+import ImgCacheTestServer
+import Testing
+@testable import ImgCache
+
+/// `imgcache fetch` over HTTPS: `--cacert`, `SSL_CERT_FILE`, refused certificates and bad CA files,
+/// as a user sees them (exit status, standard error, the page).
+@Suite("imgcache fetch over HTTPS")
+struct FetchTLSCommandTests {
+    private func run(_ arguments: [String], in folder: TemporaryFolder, environment: [String: String] = [:])
+        async throws -> CommandRunner.Outcome
+    {
+        try await CommandRunner.runOffPool(arguments, in: folder.url, environment: environment)
+    }
+
+    @Test("a page's HTTPS images from a server of the CA named by --cacert (or SSL_CERT_FILE) are localised")
+    func cacertTrustsTheTestCA() async throws {
+        let server = try await TestImageServer.start(tls: .valid)
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        server.route("/page.html", .status(200, body: Array("<img src=a.png>".utf8), contentType: "text/html"))
+        let folder = try TemporaryFolder()
+        let withOption = try await run(["fetch", server.url("/page.html"), "--out", "out", "--cacert", TestCertificates.caPath], in: folder)
+        #expect(withOption.status == 0, "\(withOption.stderr)")
+        let name = LocalImageNaming().localName(for: WebURL(server.url("/a.png"))!)!
+        #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8) == "<img src=images/\(name)>")
+        #expect(server.allRequests.allSatisfy { $0.version == "HTTP/2" })
+
+        let fromEnvironment = try await run(["fetch", server.url("/page.html"), "--out", "out2"], in: folder,
+                                            environment: ["SSL_CERT_FILE": TestCertificates.caPath, "SSL_CERT_DIR": ""])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+        try await server.shutdown()
+    }
+
+    @Test("refused certificates: exit 2, one line per image naming the host and the problem, a hint, the page keeps the remote URL")
+    func refusedCertificate() async throws {
+        let server = try await TestImageServer.start(tls: .untrusted)
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out",
+                                     "--cacert", TestCertificates.caPath], in: folder)
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains(
+            "imgcache: failed: \(server.url("/a.png")): TLS certificate of 127.0.0.1 refused: issued by 'CN=imgcache untrusted CA', which is not a trusted CA"),
+            "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("--cacert FILE"))
+        #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8) == "<img src=a.png>")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("out/images")).filter { !$0.hasPrefix(".") }.isEmpty)
+        try await server.shutdown()
+    }
+
+    @Test("a --cacert file that is missing or holds no certificate stops the run before any request, naming it", arguments: ["missing.pem", "page.html"])
+    func badCAFile(name: String) async throws {
+        let server = try await TestImageServer.start(tls: .valid)
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out", "--cacert", name], in: folder)
+        #expect(outcome.status == 1)
+        let problem = name == "missing.pem" ? "no such file" : "holds no PEM certificate"
+        #expect(outcome.stderr.contains("imgcache: error: --cacert \(name): \(problem)"), "\(outcome.stderr)")
+        #expect(server.totalConnections == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/page.html")))
+        try await server.shutdown()
+    }
+}

@@ -1,0 +1,87 @@
+import ImgCacheTestServer
+import Testing
+@testable import ImgCache
+
+/// How many requests go to one host at once, seen at the server: many streams on one HTTP/2
+/// connection, a few connections over HTTP/1.1, and the caps that bound both.
+@Suite("Concurrency that follows the protocol")
+struct ProtocolConcurrencyTests {
+    /// Routes `count` slow images (held `delay` at the server, so that requests overlap) and
+    /// returns their URLs.
+    private func slowImages(_ count: Int, on server: TestImageServer, delay: Duration = .milliseconds(400)) -> [WebURL] {
+        (0..<count).map { index in
+            server.route("/s\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: delay))
+            return WebURL(server.url("/s\(index).png"))!
+        }
+    }
+
+    @Test("over HTTP/2, requests to one host are multiplexed on one connection, well above 8 at once")
+    func http2Multiplexes() async throws {
+        let fixture = try await DownloadFixture.make(wire: .https2)
+        let urls = slowImages(60, on: fixture.server)
+        let outcomes = await fixture.downloader.fetchAll(urls)
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.negotiatedProtocols == ["h2"], "one connection, HTTP/2")
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection > 30,
+                "\(fixture.server.maxConcurrentStreamsOnOneConnection) requests at once on the connection")
+        #expect(fixture.downloader.currentLimit(forOriginOf: urls[0]) == DownloadPolicy().perHostStreams)
+        try await fixture.close()
+    }
+
+    @Test("over HTTP/1.1, requests to one host are bounded by the connections it may have")
+    func http1KeepsToAFewConnections() async throws {
+        let fixture = try await DownloadFixture.make(wire: .https1)
+        let outcomes = await fixture.downloader.fetchAll(slowImages(40, on: fixture.server))
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.negotiatedProtocols.allSatisfy { $0 == "http/1.1" })
+        #expect(fixture.server.maxConcurrentConnections <= 8)
+        #expect(fixture.server.maxConcurrentConnections >= 4, "\(fixture.server.maxConcurrentConnections) connections at once")
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection == 1)
+        try await fixture.close()
+    }
+
+    @Test("the stream cap bounds an HTTP/2 host", arguments: [5, 12])
+    func streamCap(cap: Int) async throws {
+        let policy = DownloadPolicy(perHostConcurrency: 4, perHostStreams: cap)
+        let fixture = try await DownloadFixture.make(policy: policy, wire: .https2)
+        let outcomes = await fixture.downloader.fetchAll(slowImages(30, on: fixture.server, delay: .milliseconds(300)))
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection <= cap)
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection > 4, "the HTTP/1.1 limit was left behind")
+        try await fixture.close()
+    }
+
+    @Test("the global limit bounds every host together")
+    func globalCap() async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(concurrency: 6), wire: .https2)
+        let outcomes = await fixture.downloader.fetchAll(slowImages(30, on: fixture.server, delay: .milliseconds(300)))
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection <= 6)
+        try await fixture.close()
+    }
+
+    @Test("a server that allows fewer streams than the cap still gets every image, never more at once than it allows")
+    func serverStreamLimit() async throws {
+        let fixture = try await DownloadFixture.make(wire: .https2, maxConcurrentStreams: 10)
+        let outcomes = await fixture.downloader.fetchAll(slowImages(40, on: fixture.server, delay: .milliseconds(200)))
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection <= 10)
+        try await fixture.close()
+    }
+
+    @Test("the outstanding count covers every image in flight, and one refresh-worthy end")
+    func outstandingCountOverHTTP2() async throws {
+        let fixture = try await DownloadFixture.make(wire: .https2)
+        let urls = slowImages(50, on: fixture.server, delay: .seconds(1))
+        async let outcomes = fixture.downloader.fetchAll(urls)
+        var peak = 0
+        while fixture.server.totalRequests < urls.count {
+            peak = max(peak, fixture.downloader.outstandingCount)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(await outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(peak == urls.count, "every image is counted from the start, queued or in flight")
+        #expect(fixture.downloader.outstandingCount == 0)
+        try await fixture.close()
+    }
+}

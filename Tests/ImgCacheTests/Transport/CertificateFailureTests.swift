@@ -1,0 +1,74 @@
+import ImgCache
+import ImgCacheHTTPClient
+import ImgCacheTestServer
+import Testing
+
+/// Certificates users meet: one from a CA they named, and the refused ones, each with a reason
+/// that names the host and the problem, nothing cached and no retry.
+@Suite("Certificates")
+struct CertificateFailureTests {
+    /// Fetches one image from a server presenting `identity`, through a transport that trusts the
+    /// test CA (or only the system's CAs).
+    private func fetch(from identity: TestTLSIdentity, trustTestCA: Bool = true, http2: Bool = true)
+        async throws -> (DownloadOutcome, requests: Int, cached: Bool)
+    {
+        let server = try await TestImageServer.start(tls: identity, http2: http2)
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("images"))
+        let trust = trustTestCA ? CertificateTrust(additionalCAFiles: [TestCertificates.caPath]) : .system
+        let transport = try AsyncHTTPClientTransport(trust: trust)
+        let downloader = ImageDownloader(transport: transport, store: store,
+                                         policy: DownloadPolicy(retryDelay: .milliseconds(10)))
+        let url = WebURL(server.url("/a.png"))!
+        let outcome = await downloader.fetch(url)
+        await transport.shutdown()
+        let requests = server.totalRequests
+        try await server.shutdown()
+        return (outcome, requests, store.lookup(url).metadata != nil)
+    }
+
+    @Test("a certificate from the CA given with --cacert is accepted, over HTTP/2 and HTTP/1.1", arguments: [true, false])
+    func namedCAIsTrusted(http2: Bool) async throws {
+        let (outcome, requests, cached) = try await fetch(from: .valid, http2: http2)
+        #expect(outcome.status == .downloaded, "\(outcome.error ?? "")")
+        #expect(requests == 1)
+        #expect(cached)
+    }
+
+    @Test("the same certificate is refused when its CA is not trusted, and the reason says by whom it was issued")
+    func unknownCAIsRefused() async throws {
+        let (outcome, requests, cached) = try await fetch(from: .valid, trustTestCA: false)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error == "TLS certificate of 127.0.0.1 refused: issued by 'CN=imgcache test CA', which is not a trusted CA")
+        #expect(requests == 0)
+        #expect(!cached)
+    }
+
+    @Test("a certificate from another CA is refused as not trusted")
+    func untrusted() async throws {
+        let (outcome, requests, cached) = try await fetch(from: .untrusted)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error == "TLS certificate of 127.0.0.1 refused: issued by 'CN=imgcache untrusted CA', which is not a trusted CA")
+        #expect(requests == 0)
+        #expect(!cached)
+    }
+
+    @Test("an expired certificate is refused with its end date")
+    func expired() async throws {
+        let (outcome, requests, cached) = try await fetch(from: .expired)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error == "TLS certificate of 127.0.0.1 refused: expired on 2021-01-01")
+        #expect(requests == 0)
+        #expect(!cached)
+    }
+
+    @Test("a certificate for another host is refused with the names it is for")
+    func wrongHost() async throws {
+        let (outcome, requests, cached) = try await fetch(from: .wrongHost)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error == "TLS certificate of 127.0.0.1 refused: issued for other.example, not 127.0.0.1")
+        #expect(requests == 0)
+        #expect(!cached)
+    }
+}
