@@ -8,11 +8,14 @@ usage: check_output.py WEB_ROOT --page PAGE_OR_DIR   (a rewritten page: are its 
 reference (img src and srcset, source srcset, CSS url() in style attributes and <style>), resolves
 the relative ones against the page's folder, and counts how many of the site's images are referenced
 through a local file that exists with the original bytes. Remote references (http:, https:, //) count
-as not local. --files: counts the site's images found anywhere under DIR, by content.
+as not local, and are counted by scheme in the summary (a client that left the https:// references of
+settings 2 and 3 alone shows up as "https: N"). --files: counts the site's images found anywhere under
+DIR, by content.
 
 Prints one summary line starting with "N/TOTAL"; exits 0 when all TOTAL images are accounted for.
 """
 import argparse
+import collections
 import hashlib
 import html.parser
 import json
@@ -78,12 +81,13 @@ def check_page(page, wanted):
     with open(page, "rb") as f:
         parser.feed(f.read().decode("utf-8", "replace"))
     folder = os.path.dirname(page)
-    remote = missing = 0
+    remote = collections.Counter()
+    missing = 0
     found = set()
     for url in parser.urls:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme or parts.netloc:
-            remote += 1
+            remote[parts.scheme or "//"] += 1
             continue
         local = os.path.normpath(os.path.join(folder, urllib.parse.unquote(parts.path)))
         if not os.path.isfile(local):
@@ -92,8 +96,10 @@ def check_page(page, wanted):
         d = digest(local)
         if d in wanted:
             found.add(d)
+    schemes = ", ".join(f"{k}: {v}" for k, v in sorted(remote.items()))
     return (f"{len(found)}/{len(wanted)} images referenced through local files with the original bytes "
-            f"({len(parser.urls)} references: {remote} still remote, {missing} to missing files; page {page})"), found
+            f"({len(parser.urls)} references: {sum(remote.values())} still remote{' (' + schemes + ')' if remote else ''}, "
+            f"{missing} to missing files; page {page})"), found
 
 
 def check_files(folder, wanted):

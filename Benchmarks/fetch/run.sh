@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # Download benchmark: `imgcache fetch` vs wget2 and curl on the same generated site, served by a local
-# nginx on 127.0.0.1, in one run. See Benchmarks/fetch/README.md.
+# nginx on 127.0.0.1, in three network settings, in one run. See Benchmarks/fetch/README.md.
 #
-# usage: bash Benchmarks/fetch/run.sh [--peers-only] [--runs N] [--keep] [--wait-idle S]
-#   --peers-only  skip building and timing imgcache (wget2 and curl only)
-#   --runs N      timed runs per tool, best one reported (default 3)
-#   --keep        keep the temp folder (site, outputs, nginx log) and print its path
-#   --wait-idle S before each round, wait while other work keeps the CPUs busy, S seconds in all (default 60)
+# usage: bash Benchmarks/fetch/run.sh [--peers-only] [--runs N] [--settings 1,2,3] [--latency-ms MS]
+#                                     [--disk-settings 1] [--keep] [--wait-idle S] [--tool-timeout S]
+#                                     [--relay c|python]
+#   --peers-only      skip building and timing imgcache (wget2 and curl only)
+#   --runs N          timed runs per tool and setting; best wall time reported (default 3)
+#   --settings LIST   which settings to run (default 1,2,3):
+#                       1 plain HTTP/1.1 on loopback
+#                       2 HTTPS with HTTP/2 on loopback
+#                       3 HTTPS with HTTP/2 through latency_relay (MS each way, default 25)
+#   --latency-ms MS   the relay's one-way delay in setting 3 (default 25: 50 ms round trip)
+#   --disk-settings L settings whose runs are repeated with outputs on the disk (default 1; "" for none)
+#   --keep            keep the temp folders (site, outputs, logs) and print their paths
+#   --wait-idle S     before each round, wait while other work keeps the CPUs busy, S seconds in all (default 60)
+#   --tool-timeout S  each tool run is killed after S seconds (default 300)
+#   --relay c|python  the relay implementation for setting 3 (default c: latency_relay.c, built with gcc)
 # IMGCACHE_BIN=/path/to/imgcache uses that binary instead of building one.
 # Run from the repository root. Only ever talks to 127.0.0.1.
 set -euo pipefail
@@ -15,21 +25,41 @@ PEERS_ONLY=0
 RUNS=3
 KEEP=0
 IDLE_BUDGET=60
+SETTINGS=1,2,3
+LATENCY_MS=25
+DISK_SETTINGS=1
+TOOL_TIMEOUT=300
+RELAY_IMPL=c
 while [ $# -gt 0 ]; do
     case "$1" in
         --peers-only) PEERS_ONLY=1 ;;
         --runs) RUNS=$2; shift ;;
+        --settings) SETTINGS=$2; shift ;;
+        --latency-ms) LATENCY_MS=$2; shift ;;
+        --disk-settings) DISK_SETTINGS=$2; shift ;;
         --keep) KEEP=1 ;;
         --wait-idle) IDLE_BUDGET=$2; shift ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --tool-timeout) TOOL_TIMEOUT=$2; shift ;;
+        --relay) RELAY_IMPL=$2; shift ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 64 ;;
     esac
     shift
 done
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "--runs needs a positive whole number" >&2; exit 64; }
+[[ "$SETTINGS" =~ ^[123](,[123])*$ ]] || { echo "--settings takes a list of 1, 2, 3 (e.g. 1,3)" >&2; exit 64; }
+[[ "$DISK_SETTINGS" =~ ^([123](,[123])*)?$ ]] || { echo "--disk-settings takes a list of 1, 2, 3, or \"\"" >&2; exit 64; }
+[[ "$LATENCY_MS" =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "--latency-ms needs a number of milliseconds" >&2; exit 64; }
+[[ "$TOOL_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || { echo "--tool-timeout needs a whole number of seconds" >&2; exit 64; }
+case "$RELAY_IMPL" in c|python) ;; *) echo "--relay is c or python" >&2; exit 64 ;; esac
 cd "$(dirname "$0")/../.."
 HERE=Benchmarks/fetch
 IMAGES=2000
-CONCURRENCY=16
+CONCURRENCY=16          # wget2's threads, and the curl row that matches imgcache's default concurrency
+CURL_MANY=100           # the other curl row: --http2 --parallel-max 100, as a user after speed would
+SLOW_REPEAT=60          # a tool whose first run in a setting takes longer than this is not repeated
+has_setting() { [[ ",$SETTINGS," == *",$1,"* ]]; }
+on_disk_too() { [[ ",$DISK_SETTINGS," == *",$1,"* ]]; }
 
 say() { printf '%s\n' "$*" >&2; }
 loud() { printf '\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!!! %s\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\n' "$*" >&2; }
@@ -72,81 +102,192 @@ export PATH="$PATH:/usr/sbin:/sbin"
 ensure python3 python3 || { say "python3 is needed"; exit 1; }
 ensure curl curl || { say "curl is needed"; exit 1; }
 ensure nginx nginx-light nginx || { say "nginx is needed and neither nginx-light nor nginx is available"; exit 1; }
+ensure openssl openssl || { say "openssl is needed (the test CA)"; exit 1; }
+ensure timeout coreutils || { say "timeout (coreutils) is needed"; exit 1; }
 [ -x /usr/bin/time ] || apt_install time
 HAVE_WGET2=1
 if ! ensure wget2 wget2; then
     HAVE_WGET2=0
-    loud "wget2 is NOT available from apt (apt-cache policy wget2 has no candidate): its row and the wget2 ratio are skipped"
+    loud "wget2 is NOT available from apt (apt-cache policy wget2 has no candidate): its rows and the wget2 ratios are skipped"
 fi
-if [ "$PEERS_ONLY" = 0 ] && ! pkg-config --exists libxml-2.0 2>/dev/null; then
+if has_setting 3 && [ "$RELAY_IMPL" = c ] && ! ensure gcc gcc; then
+    loud "gcc is not available: setting 3 uses the Python relay (latency_relay.py) instead of latency_relay.c"
+    RELAY_IMPL=python
+fi
+if [ "$PEERS_ONLY" = 0 ] && [ -z "${IMGCACHE_BIN:-}" ] && ! pkg-config --exists libxml-2.0 2>/dev/null; then
     apt_install libxml2-dev pkg-config
 fi
-
-# MARK: - 2. The site
-
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/imgcache-fetchbench.XXXXXX")"
-NGINX_PID=
-cleanup() {
-    if [ -n "$NGINX_PID" ] && kill -0 "$NGINX_PID" 2>/dev/null; then
-        kill -TERM "$NGINX_PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$NGINX_PID" 2>/dev/null || true
-        wait "$NGINX_PID" 2>/dev/null || true
+if has_setting 2 || has_setting 3; then
+    # HTTP/2 in curl needs nghttp2; in wget2, its +http2 feature. Say so rather than time HTTP/1.1 unawares.
+    grep -q 'HTTP2' <<<"$(curl --version)" || loud "this curl has no HTTP/2 support: its https rows will use HTTP/1.1"
+    if [ "$HAVE_WGET2" = 1 ] && ! grep -q '+http2' <<<"$(wget2 --version 2>/dev/null || true)"; then
+        loud "this wget2 was built without HTTP/2 (+http2 missing from wget2 --version): its https rows will use HTTP/1.1"
     fi
-    if [ "$KEEP" = 1 ]; then say "kept $WORK"; else rm -rf "$WORK"; fi
+fi
+
+# MARK: - 2. Temp folders, the site, the test CA
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/imgcache-fetchbench.XXXXXX")"   # the disk: site, logs, disk outputs
+SHM="$(mktemp -d /dev/shm/imgcache-fetchbench.XXXXXX)"              # tmpfs: headline outputs, access log
+NGINX_PID=
+RELAY_PID=
+TOOL_PID=
+stop_pid() { # pid → TERM, wait up to 5 s, then KILL
+    local pid=$1
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+    if [ -n "$TOOL_PID" ] && kill -0 "$TOOL_PID" 2>/dev/null; then
+        kill -TERM -- "-$TOOL_PID" 2>/dev/null || kill -TERM "$TOOL_PID" 2>/dev/null || true
+        sleep 0.5
+        kill -KILL -- "-$TOOL_PID" 2>/dev/null || true
+        wait "$TOOL_PID" 2>/dev/null || true
+    fi
+    stop_pid "$RELAY_PID"
+    stop_pid "$NGINX_PID"
+    if [ "$KEEP" = 1 ]; then say "kept $WORK and $SHM"; else rm -rf "$WORK" "$SHM"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+fs_type() { stat -f -c %T "$1"; }
+DISK_FS=$(fs_type "$WORK")
+SHM_FS=$(fs_type "$SHM")
+[ "$SHM_FS" = tmpfs ] || loud "/dev/shm is $SHM_FS, not tmpfs: the 'tmpfs' outputs are not in memory"
+if [ "$DISK_FS" = tmpfs ] && [ -n "$DISK_SETTINGS" ]; then
+    loud "the temp folder $WORK is on tmpfs (TMPDIR?): the 'disk' rows are not on a disk"
+fi
 
 ROOT="$WORK/www"
 say "Generating the site…"
 python3 "$HERE/make_site.py" "$ROOT" --images "$IMAGES" >&2
 site_mb=$(find "$ROOT/assets" -type f -printf '%s\n' | awk '{ n += $1 } END { printf "%.1f", n / 1e6 }')
 
-# MARK: - 3. nginx on 127.0.0.1
+# A throwaway CA and a server certificate for 127.0.0.1 and localhost (EC P-256), valid for a week,
+# made afresh each run. Every client is given the CA explicitly; nothing is installed system-wide.
+TLS="$WORK/tls"
+CA="$TLS/ca.pem"
+make_ca() {
+    mkdir -p "$TLS"
+    (
+        cd "$TLS"
+        openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ca.key
+        openssl req -x509 -new -key ca.key -sha256 -days 7 -subj "/CN=imgcache fetch benchmark test CA" \
+            -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" -out ca.pem
+        openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out server.key
+        openssl req -new -key server.key -subj "/CN=127.0.0.1" -out server.csr
+        printf '%s\n' "basicConstraints=critical,CA:FALSE" "keyUsage=critical,digitalSignature" \
+            "extendedKeyUsage=serverAuth" "subjectAltName=IP:127.0.0.1,DNS:localhost" > server.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 7 -sha256 \
+            -extfile server.ext -out server.pem
+        openssl verify -CAfile ca.pem server.pem
+    ) >"$WORK/openssl.log" 2>&1 || { say "making the test CA failed:"; cat "$WORK/openssl.log" >&2; exit 1; }
+}
+make_ca
+
+# MARK: - 3. nginx on 127.0.0.1 (plain HTTP, and HTTPS + HTTP/2)
 
 PREFIX="$WORK/nginx"
+ACCESS_LOG="$SHM/access.log"
 mkdir -p "$PREFIX"
+: > "$ACCESS_LOG"
+NGINX_VERSION=$(nginx -v 2>&1 | sed 's|.*/||; s| .*||')
+# `http2 on;` arrived in nginx 1.25.1, which deprecates `listen … http2`; Debian 12 has 1.22.
+version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" = "$2" ]; }
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
-start_nginx() { # → 0 when nginx answers on $PORT
-    sed -e "s|@PORT@|$PORT|g" -e "s|@ROOT@|$ROOT|g" -e "s|@PREFIX@|$PREFIX|g" \
+start_nginx() { # → 0 when nginx answers on $PORT and $TLS_PORT
+    local listen http2_on=""
+    if version_ge "$NGINX_VERSION" 1.25.1; then
+        listen="127.0.0.1:$TLS_PORT ssl"; http2_on="http2 on;"
+    else
+        listen="127.0.0.1:$TLS_PORT ssl http2"
+    fi
+    sed -e "s|@PORT@|$PORT|g" -e "s|@TLS_LISTEN@|$listen|g" -e "s|@HTTP2_ON@|$http2_on|g" \
+        -e "s|@CERT@|$TLS/server.pem|g" -e "s|@KEY@|$TLS/server.key|g" -e "s|@ACCESS_LOG@|$ACCESS_LOG|g" \
+        -e "s|@ROOT@|$ROOT|g" -e "s|@PREFIX@|$PREFIX|g" \
         -e "s|@USER@|$(id -un) $(id -gn)|g" "$HERE/nginx.conf.template" > "$PREFIX/nginx.conf"
     nginx -p "$PREFIX" -c "$PREFIX/nginx.conf" -e "$PREFIX/error.log" 2>>"$PREFIX/error.log" &
     NGINX_PID=$!
     for _ in $(seq 50); do
-        curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/__status" && return 0
+        if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/__status" &&
+            curl -s -o /dev/null --max-time 1 --cacert "$CA" "https://127.0.0.1:$TLS_PORT/about.html"; then
+            return 0
+        fi
         kill -0 "$NGINX_PID" 2>/dev/null || break
         sleep 0.1
     done
-    kill -TERM "$NGINX_PID" 2>/dev/null || true
-    wait "$NGINX_PID" 2>/dev/null || true
+    stop_pid "$NGINX_PID"
     NGINX_PID=
     return 1
 }
 started=0
-for _ in 1 2 3 4 5; do    # a port found free can be taken before nginx binds it: try another
-    PORT=$(free_port)
+for _ in 1 2 3 4 5; do    # a port found free can be taken before nginx binds it: try others
+    PORT=$(free_port); TLS_PORT=$(free_port)
+    [ "$PORT" != "$TLS_PORT" ] || continue
     if start_nginx; then started=1; break; fi
 done
 if [ "$started" = 0 ]; then say "nginx did not start:"; tail -20 "$PREFIX/error.log" >&2; exit 1; fi
-PAGE_URL="http://127.0.0.1:$PORT/index.html"
-say "nginx $(nginx -v 2>&1 | sed 's|.*/||') serving $ROOT on 127.0.0.1:$PORT (pid $NGINX_PID)"
+say "nginx $NGINX_VERSION serving $ROOT on 127.0.0.1:$PORT (HTTP) and :$TLS_PORT (HTTPS + HTTP/2), pid $NGINX_PID"
 
-requests() { # nginx's request counter; each call is itself one request
-    curl -s --max-time 5 "http://127.0.0.1:$PORT/__status" | awk 'NR == 3 { print $3 }'
+# MARK: - 4. The latency relay (setting 3)
+
+RELAY_PORT=
+RELAY_SANITY=()
+relay_cpu() { # the relay's CPU time so far, in clock ticks (utime + stime)
+    [ -n "$RELAY_PID" ] && awk '{ print $14 + $15 }' "/proc/$RELAY_PID/stat" 2>/dev/null || echo 0
 }
-
-# curl's -K config: one url/output pair per image.
-curl_config() { # OUT_DIR → config path
-    local out=$1 cfg="$WORK/curl-$(basename "$1").cfg"
-    awk -v base="http://127.0.0.1:$PORT/" -v out="$out/" \
-        '{ printf "url = \"%s%s\"\noutput = \"%s%s\"\n", base, $0, out, $0 }' "$ROOT/images.txt" > "$cfg"
-    echo "$cfg"
+start_relay() {
+    local cmd
+    if [ "$RELAY_IMPL" = c ]; then
+        gcc -O2 -Wall -o "$WORK/latency_relay" "$HERE/latency_relay.c" >&2
+        cmd=("$WORK/latency_relay" "$RELAY_PORT" "$TLS_PORT" "$LATENCY_MS")
+    else
+        cmd=(python3 "$HERE/latency_relay.py" "$RELAY_PORT" "$TLS_PORT" --delay-ms "$LATENCY_MS")
+    fi
+    "${cmd[@]}" >"$WORK/relay.out" 2>"$WORK/relay.err" &
+    RELAY_PID=$!
+    for _ in $(seq 50); do
+        grep -q '^ready' "$WORK/relay.out" 2>/dev/null && return 0
+        kill -0 "$RELAY_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    stop_pid "$RELAY_PID"
+    RELAY_PID=
+    return 1
 }
+# One small request (about.html, 56 bytes) by a fresh curl, best of 3: where the round trips go.
+probe() { # url, curl options... → "connect appconnect starttransfer total" in ms, and the protocol
+    local best="" line
+    for _ in 1 2 3; do
+        line=$(curl -s -o /dev/null --max-time 10 --cacert "$CA" "${@:2}" \
+            -w '%{time_connect} %{time_appconnect} %{time_starttransfer} %{time_total} %{http_version}' "$1") || continue
+        best=$(awk -v a="$line" -v b="$best" 'BEGIN { split(a, x, " "); split(b, y, " ");
+            print (b == "" || x[4] + 0 < y[4] + 0) ? a : b }')
+    done
+    awk -v l="$best" 'BEGIN { split(l, x, " "); printf "TCP connect %.1f ms, TLS done %.1f ms, first byte %.1f ms, total %.1f ms (HTTP/%s)",
+        x[1] * 1000, x[2] * 1000, x[3] * 1000, x[4] * 1000, x[5] }'
+}
+if has_setting 3; then
+    started=0
+    for _ in 1 2 3 4 5; do
+        RELAY_PORT=$(free_port)
+        if start_relay; then started=1; break; fi
+    done
+    if [ "$started" = 0 ]; then say "the latency relay did not start:"; cat "$WORK/relay.err" >&2; exit 1; fi
+    RTT=$(awk -v d="$LATENCY_MS" 'BEGIN { printf "%g", 2 * d }')
+    say "latency relay ($RELAY_IMPL, pid $RELAY_PID) on 127.0.0.1:$RELAY_PORT -> :$TLS_PORT, ${LATENCY_MS} ms each way"
+    RELAY_SANITY+=("without the relay, TLS 1.3:        $(probe "https://127.0.0.1:$TLS_PORT/about.html")")
+    RELAY_SANITY+=("through the relay, TLS 1.3 + h2:   $(probe "https://127.0.0.1:$RELAY_PORT/about.html")   expected: TCP connect ~0 (the relay accepts locally), TLS ~1 RTT = $RTT ms, total ~2 RTT = $(awk -v r="$RTT" 'BEGIN { print 2 * r }') ms")
+    RELAY_SANITY+=("through the relay, TLS 1.2 + h2:   $(probe "https://127.0.0.1:$RELAY_PORT/about.html" --tls-max 1.2)   expected: TLS ~2 RTT, total ~3 RTT = $(awk -v r="$RTT" 'BEGIN { print 3 * r }') ms")
+    for line in "${RELAY_SANITY[@]}"; do say "  $line"; done
+fi
 
-# MARK: - 4. imgcache
+# MARK: - 5. imgcache
 
 HAVE_IMGCACHE=0
 SKIP_REASON="--peers-only"
@@ -160,45 +301,154 @@ if [ "$PEERS_ONLY" = 0 ]; then
         BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/imgcache"
     fi
     # ArgumentParser answers an unknown subcommand's --help with the top-level help and status 0,
-    # so look for fetch's own usage line.
-    if "$BIN" fetch --help 2>/dev/null | grep -q 'USAGE: imgcache fetch'; then
+    # so look for fetch's own usage line. (Into a variable first: `… | grep -q` would let grep quit
+    # early, imgcache die of SIGPIPE, and pipefail report the build as lacking fetch.)
+    fetch_help=$("$BIN" fetch --help 2>/dev/null || true)
+    if grep -q 'USAGE: imgcache fetch' <<<"$fetch_help"; then
         HAVE_IMGCACHE=1
+        # Not required here: a build without --cacert runs, and its https rows fail with its own message.
+        grep -q -- '--cacert' <<<"$fetch_help" ||
+            say "note: this imgcache's 'fetch --help' does not list --cacert; its https rows will most likely fail"
     else
         SKIP_REASON="'imgcache fetch' does not exist yet in this build"
         loud "$SKIP_REASON: imgcache rows SKIPPED (peers only)"
     fi
 fi
 
-# MARK: - 5. Timing
+# MARK: - 6. Timing
 
+setting_base() { # setting → the URL prefix its clients use
+    case "$1" in
+        1) echo "http://127.0.0.1:$PORT/" ;;
+        2) echo "https://127.0.0.1:$TLS_PORT/" ;;
+        3) echo "https://127.0.0.1:$RELAY_PORT/" ;;
+    esac
+}
+# curl's -K config: one url/output pair per image.
+curl_config() { # setting, OUT_DIR → config path
+    local base out=$2 cfg
+    base=$(setting_base "$1")
+    cfg="$WORK/curl-$1-$(basename "$2").cfg"
+    awk -v base="$base" -v out="$out/" \
+        '{ printf "url = \"%s%s\"\noutput = \"%s%s\"\n", base, $0, out, $0 }' "$ROOT/images.txt" > "$cfg"
+    echo "$cfg"
+}
+# The commands, as arrays (CMD) so that no path is split. tool_cmd setting tool OUT [CONFIG]
+tool_cmd() {
+    local s=$1 tool=$2 out=$3 cfg=${4:-CONFIG} page
+    page="$(setting_base "$s")index.html"
+    local tls=() curl_tls=() curl_h2=()
+    if [ "$s" != 1 ]; then tls=(--cacert "$CA"); curl_tls=(--cacert "$CA"); curl_h2=(--http2); fi
+    case "$tool" in
+        imgcache|imgcache-warm) CMD=("$BIN" fetch "$page" --out "$out" --quiet "${tls[@]}") ;;
+        wget2)
+            if [ "$s" = 1 ]; then
+                CMD=(wget2 -p -k "--max-threads=$CONCURRENCY" -q -P "$out" "$page")
+            else   # --http2 is wget2's default where built in; said explicitly, as the brief asks
+                CMD=(wget2 -p -k "--max-threads=$CONCURRENCY" --http2 "--ca-certificate=$CA" -q -P "$out" "$page")
+            fi ;;
+        curl16)  CMD=(curl "${curl_h2[@]}" --parallel --parallel-max "$CONCURRENCY" "${curl_tls[@]}" -sS --no-progress-meter --fail --create-dirs -K "$cfg") ;;
+        curl100) CMD=(curl --http2 --parallel --parallel-max "$CURL_MANY" "${curl_tls[@]}" -sS --no-progress-meter --fail --create-dirs -K "$cfg") ;;
+    esac
+}
+
+RESULTS="$WORK/results.tsv"
+META="$WORK/meta.tsv"
+: > "$RESULTS"
+: > "$META"
+meta() { local IFS=$'\t'; printf '%s\n' "$*" >> "$META"; }
 FAILURES=()
-# timed OUT_LABEL command... → sets T_S (wall seconds), T_KB (peak RSS), T_REQ (requests it made), T_RC
+declare -A FAILED SLOW
+TICKS=$(getconf CLK_TCK)
+
+# timed LABEL command... → T_RC, T_S (wall), T_U / T_SYS (CPU seconds), T_KB (peak RSS), and the
+# access-log summary of the requests the run made: T_REQ, T_CONNS, T_PROTO, T_TLS, T_STATUS.
 timed() {
     local label=$1; shift
-    local before after t0 t1
+    local off t0 t1 stats
     # Flush the previous run's writes now, so that their writeback does not land in this run's time.
     sync
-    before=$(requests)
+    off=$(stat -c %s "$ACCESS_LOG")
+    rm -f "$WORK/time.txt"
     t0=$(date +%s%N)
+    # In the background and waited for, so that a signal to this script is acted on at once (the
+    # trap then stops the tool: timeout made it a process group of its own).
+    timeout -k 5 "$TOOL_TIMEOUT" /usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" "$@" \
+        </dev/null >"$WORK/$label.out" 2>"$WORK/$label.err" &
+    TOOL_PID=$!
     set +e
-    /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >"$WORK/$label.out" 2>"$WORK/$label.err"
+    wait "$TOOL_PID"
     T_RC=$?
     set -e
+    TOOL_PID=
     t1=$(date +%s%N)
-    after=$(requests)
     T_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-    T_KB=$(tail -1 "$WORK/rss")
-    T_REQ=$(( after - before - 1 ))
-    say "  $(printf '%-22s' "$label") $T_S s, $(awk -v k="$T_KB" 'BEGIN { printf "%.1f", k / 1024 }') MB peak, $T_REQ request(s)"
+    read -r _ T_U T_SYS T_KB < <(tail -1 "$WORK/time.txt" 2>/dev/null | awk 'NF == 4 { print; exit } END { if (NR == 0 || NF != 4) print "- - - -" }') || true
+    stats=$(tail -c +$((off + 1)) "$ACCESS_LOG" | awk '
+        { n++; conn[$3] = 1; proto[$2]++; status[$4]++; if ($5 != "-" && $5 != "") tls[$5]++ }
+        function join(a,   k, s) { s = ""; for (k in a) s = s (s == "" ? "" : ",") k ":" a[k]; return s == "" ? "-" : s }
+        END { printf "%d\t%d\t%s\t%s\t%s\n", n, length(conn), join(proto), join(tls), join(status) }')
+    IFS=$'\t' read -r T_REQ T_CONNS T_PROTO T_TLS T_STATUS <<<"$stats"
+    T_ERR=""
     if [ "$T_RC" != 0 ]; then
-        FAILURES+=("$label exited $T_RC")
-        say "$label exited with status $T_RC:"; tail -5 "$WORK/$label.err" >&2
+        if [ "$T_RC" = 124 ] || [ "$T_RC" = 137 ]; then
+            T_ERR="killed after the ${TOOL_TIMEOUT}s time limit"
+        else
+            # The tool's own message: its first line that says error, else its first line.
+            local msg
+            msg=$(awk 'NF && !/^Command (exited|terminated)/ { if (first == "") first = $0
+                    if (tolower($0) ~ /error/) { print; found = 1; exit } }
+                END { if (!found) print first }' "$WORK/$label.err")
+            T_ERR="exit $T_RC: $(printf '%s' "$msg" | tr '\t\n' '  ' | cut -c1-240)"
+        fi
     fi
+    say "  $(printf '%-26s' "$label") $T_S s wall, $(awk -v u="$T_U" -v s="$T_SYS" 'BEGIN { printf "%.2f", u + s }') s CPU, $(awk -v k="$T_KB" 'BEGIN { printf "%.1f", k / 1024 }') MB peak, $T_REQ request(s) on $T_CONNS connection(s) ($T_PROTO)${T_ERR:+ - FAILED: $T_ERR}"
 }
-# The commands, as arrays (CMD) so that no path is split.
-ic_cmd()   { CMD=("$BIN" fetch "$PAGE_URL" --out "$1" --quiet); }
-wget_cmd() { CMD=(wget2 -p -k "--max-threads=$CONCURRENCY" -q -P "$1" "$PAGE_URL"); }
-curl_cmd() { CMD=(curl --parallel --parallel-max "$CONCURRENCY" -sS --fail --create-dirs -K "$2"); }
+check() { # tool, OUT → C_OK (1 or 0), C_MSG
+    local mode=--page
+    case "$1" in curl*) mode=--files ;; esac
+    if C_MSG=$(python3 "$HERE/check_output.py" "$ROOT" "$mode" "$2" 2>&1); then C_OK=1; else C_OK=0; fi
+    C_MSG=$(tail -1 <<<"$C_MSG")
+}
+record() { # setting tool out round relay_ticks
+    local IFS=$'\t'
+    printf '%s\n' "$1	$2	$3	$4	$T_RC	$T_S	$T_U	$T_SYS	$T_KB	$T_REQ	$T_CONNS	$T_PROTO	$T_TLS	$T_STATUS	$C_OK	${C_MSG//$'\t'/ }	${T_ERR//$'\t'/ }	$5" >> "$RESULTS"
+}
+
+# run_one setting tool kind round: one timed run (plus imgcache's warm run in setting 1), checked, recorded.
+run_one() {
+    local s=$1 tool=$2 kind=$3 round=$4 out cfg="" r0 r1 key="$1:$2"
+    [ -z "${FAILED[$key]:-}" ] || return 0
+    [ -z "${SLOW[$key:$kind]:-}" ] || return 0
+    if [ "$kind" = tmpfs ]; then out="$SHM/out-$s-$tool-$round"; else out="$WORK/out-$s-$tool-$round"; fi
+    rm -rf "$out"
+    case "$tool" in curl*) cfg=$(curl_config "$s" "$out") ;; esac
+    tool_cmd "$s" "$tool" "$out" "$cfg"
+    r0=$(relay_cpu)
+    timed "s$s-$tool-$kind-$round" "${CMD[@]}"
+    r1=$(relay_cpu)
+    check "$tool" "$out"
+    record "$s" "$tool" "$kind" "$round" $(( r1 - r0 ))
+    if [ "$T_RC" != 0 ]; then
+        FAILED[$key]=$T_ERR
+        FAILURES+=("setting $s $tool ($kind): $T_ERR")
+        say "    -> $tool is not run again in setting $s"
+    elif [ "$C_OK" = 0 ]; then
+        say "    -> incomplete output: $C_MSG"
+    fi
+    if awk -v t="$T_S" -v l="$SLOW_REPEAT" 'BEGIN { exit !(t > l) }'; then
+        SLOW[$key:$kind]=1
+        say "    -> over ${SLOW_REPEAT}s: not repeated"
+    fi
+    if [ "$tool" = imgcache ] && [ "$s" = 1 ] && [ "$T_RC" = 0 ]; then
+        tool_cmd "$s" imgcache-warm "$out"
+        timed "s$s-imgcache-warm-$kind-$round" "${CMD[@]}"
+        check imgcache-warm "$out"
+        record "$s" imgcache-warm "$kind" "$round" 0
+        [ "$T_RC" = 0 ] || FAILURES+=("setting 1 imgcache warm run ($kind): $T_ERR")
+    fi
+    rm -rf "$out"
+}
 
 # Share of the CPUs busy over one idle second: other work on the machine skews every figure.
 cpu_busy() {
@@ -214,137 +464,81 @@ wait_idle() { # waits (1 s steps, within IDLE_BUDGET seconds in all) until under
     done
     [ "$waited" = 0 ] || say "  (waited ${waited}s for other work on the machine; CPUs ${busy}% busy)"
 }
+
+TOOLS=()
+[ "$HAVE_IMGCACHE" = 1 ] && TOOLS+=(imgcache)
+[ "$HAVE_WGET2" = 1 ] && TOOLS+=(wget2)
+TOOLS+=(curl16 curl100)
+
 wait_idle
 BUSY_BEFORE=$(cpu_busy)
-
-# Correctness first (untimed; also brings every file into nginx's page cache for all tools alike).
-say ""
-say "Checking outputs…"
-declare -A CHECK
-if [ "$HAVE_IMGCACHE" = 1 ]; then
-    OUT="$WORK/check-imgcache"
-    ic_cmd "$OUT"; timed check-imgcache "${CMD[@]}"
-    CHECK[imgcache]="$(python3 "$HERE/check_output.py" "$ROOT" --page "$OUT" || true)"
-    ic_check_req=$T_REQ
-    ic_cmd "$OUT"; timed check-imgcache-warm "${CMD[@]}"
-    CHECK[warm]="second run into the same folder made $T_REQ request(s) (cold run: $ic_check_req)"
-    CHECK[imgcache-after-warm]="$(python3 "$HERE/check_output.py" "$ROOT" --page "$OUT" || true)"
-    rm -rf "$OUT"
-fi
-if [ "$HAVE_WGET2" = 1 ]; then
-    OUT="$WORK/check-wget2"
-    wget_cmd "$OUT"; timed check-wget2 "${CMD[@]}"
-    CHECK[wget2]="$(python3 "$HERE/check_output.py" "$ROOT" --page "$OUT" || true)"
-    rm -rf "$OUT"
-fi
-OUT="$WORK/check-curl"
-curl_cmd "$OUT" "$(curl_config "$OUT")"; timed check-curl "${CMD[@]}"
-CHECK[curl]="$(python3 "$HERE/check_output.py" "$ROOT" --files "$OUT" || true)"
-rm -rf "$OUT"
-for key in imgcache imgcache-after-warm warm wget2 curl; do
-    [ -n "${CHECK[$key]:-}" ] || continue
-    say "  $(printf '%-20s' "$key") ${CHECK[$key]}"
-    case "$key:${CHECK[$key]}" in
-        warm:*) ;;
-        *:"$IMAGES/$IMAGES "*) ;;
-        imgcache*) loud "imgcache's output is INCOMPLETE: ${CHECK[$key]}"; FAILURES+=("imgcache output incomplete") ;;
-        *) say "  ($key did not get every image: see the note under the table)" ;;
-    esac
+# Untimed: bring every file into the page cache, for all tools alike.
+say "Warming nginx's page cache…"
+WARM_OUT="$SHM/warmup"
+tool_cmd 1 curl16 "$WARM_OUT" "$(curl_config 1 "$WARM_OUT")"
+"${CMD[@]}" >/dev/null 2>&1 || true
+rm -rf "$WARM_OUT"
+START=$(date +%s)
+for s in 1 2 3; do
+    has_setting "$s" || continue
+    kinds=(tmpfs)
+    on_disk_too "$s" && kinds+=(disk)
+    for round in $(seq "$RUNS"); do
+        say ""
+        say "Setting $s, round $round/$RUNS…"
+        wait_idle
+        for tool in "${TOOLS[@]}"; do
+            for kind in "${kinds[@]}"; do
+                run_one "$s" "$tool" "$kind" "$round"
+            done
+        done
+    done
 done
+ELAPSED=$(( $(date +%s) - START ))
 
-# Timed rounds, the tools interleaved so that drift on the machine hits them alike.
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }'; }
-maxi() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 > b + 0) ? a : b }'; }
-IC_S= IC_KB= IC_REQ= WARM_S= WARM_KB= WARM_REQ= WG_S= WG_KB= WG_REQ= CU_S= CU_KB= CU_REQ=
-for round in $(seq "$RUNS"); do
-    say "Round $round/$RUNS…"
-    wait_idle
-    if [ "$HAVE_IMGCACHE" = 1 ]; then
-        OUT="$WORK/imgcache-$round"
-        ic_cmd "$OUT"; timed "imgcache-$round" "${CMD[@]}"
-        IC_S=$(best "$T_S" "$IC_S"); IC_KB=$(maxi "$T_KB" "$IC_KB"); IC_REQ=$T_REQ
-        ic_cmd "$OUT"; timed "imgcache-warm-$round" "${CMD[@]}"
-        WARM_S=$(best "$T_S" "$WARM_S"); WARM_KB=$(maxi "$T_KB" "$WARM_KB"); WARM_REQ=$(maxi "$T_REQ" "$WARM_REQ")
-        rm -rf "$OUT"
-    fi
-    if [ "$HAVE_WGET2" = 1 ]; then
-        OUT="$WORK/wget2-$round"
-        wget_cmd "$OUT"; timed "wget2-$round" "${CMD[@]}"
-        WG_S=$(best "$T_S" "$WG_S"); WG_KB=$(maxi "$T_KB" "$WG_KB"); WG_REQ=$T_REQ
-        rm -rf "$OUT"
-    fi
-    OUT="$WORK/curl-$round"
-    CFG=$(curl_config "$OUT")
-    curl_cmd "$OUT" "$CFG"; timed "curl-$round" "${CMD[@]}"
-    CU_S=$(best "$T_S" "$CU_S"); CU_KB=$(maxi "$T_KB" "$CU_KB"); CU_REQ=$T_REQ
-    rm -rf "$OUT"
-done
-
-# MARK: - 6. Report
+# MARK: - 7. Report
 
 BUSY_AFTER=$(cpu_busy)
-
-row() { # tool, seconds, images, kb, requests
-    if [ -z "$2" ]; then printf '%-44s %10s %10s %13s %9s\n' "$1" "-" "-" "-" "-"; return; fi
-    local ips="-"
-    [ "$3" = 0 ] || ips=$(awk -v n="$3" -v s="$2" 'BEGIN { printf "%.0f", n / s }')
-    printf '%-44s %10.3f %10s %13.1f %9s\n' "$1" "$2" "$ips" "$(awk -v k="$4" 'BEGIN { print k / 1024 }')" "$5"
-}
-verdict() { awk "BEGIN { exit !($1) }" && echo PASS || echo FAIL; }
-
-printf '\nFetch benchmark: %d images (%s MB, 2-40 KB each, PNG/JPEG/GIF) on one page, nginx on 127.0.0.1, %d cores\n' \
-    "$IMAGES" "$site_mb" "$(nproc)"
-printf 'Best of %d runs, each into a fresh output folder; peak RSS is the highest of the runs; requests as counted by nginx.\n' "$RUNS"
-printf 'CPU busy with other work, in an idle second before/after the runs: %s%% / %s%%' "$BUSY_BEFORE" "$BUSY_AFTER"
-if [ "$BUSY_BEFORE" -gt 10 ] || [ "$BUSY_AFTER" -gt 10 ]; then
-    printf '   WARNING: other work was running on this machine; the figures are skewed by it'
-fi
-printf '\n\n'
-printf '%-44s %10s %10s %13s %9s\n' "tool" "wall s" "images/s" "peak RSS MB" "requests"
-if [ "$HAVE_IMGCACHE" = 1 ]; then
-    row "imgcache fetch, cold (default concurrency)" "$IC_S" "$IMAGES" "$IC_KB" "$IC_REQ"
-    row "imgcache fetch, warm (same folder again)" "$WARM_S" 0 "$WARM_KB" "$WARM_REQ"
-else
-    printf '%-44s %s\n' "imgcache fetch" "pending: $SKIP_REASON"
-fi
-if [ "$HAVE_WGET2" = 1 ]; then
-    row "wget2 -p -k, $CONCURRENCY threads" "$WG_S" "$IMAGES" "$WG_KB" "$WG_REQ"
-else
-    printf '%-44s %s\n' "wget2" "SKIPPED: not available from apt"
-fi
-row "curl --parallel, $CONCURRENCY at once (images only)" "$CU_S" "$IMAGES" "$CU_KB" "$CU_REQ"
-
-printf '\nTargets:\n'
-if [ "$HAVE_IMGCACHE" = 1 ]; then
-    if [ "$HAVE_WGET2" = 1 ]; then
-        r=$(awk -v a="$IC_S" -v b="$WG_S" 'BEGIN { printf "%.2f", a / b }')
-        printf '  imgcache wall / wget2 wall   = %5.2fx  (target <= 0.80x)  %s\n' "$r" "$(verdict "$r <= 0.80")"
-    else
-        printf '  imgcache wall / wget2 wall   = n/a    (wget2 not available)\n'
-    fi
-    mb=$(awk -v k="$IC_KB" 'BEGIN { printf "%.1f", k / 1024 }')
-    printf '  imgcache peak memory         = %5.1f MB (target < 40 MB)  %s\n' "$mb" "$(verdict "$mb < 40")"
-    printf '  warm run wall                = %5.3f s (target < 0.1 s)   %s\n' "$WARM_S" "$(verdict "$WARM_S < 0.1")"
-    printf '  warm run requests            = %5s    (target: no image requested; the page itself may be) %s\n' \
-        "$WARM_REQ" "$(verdict "$WARM_REQ <= 1")"
-    printf '  imgcache wall / curl wall    = %5.2fx  (for context: curl neither parses nor rewrites the page)\n' \
-        "$(awk -v a="$IC_S" -v b="$CU_S" 'BEGIN { print a / b }')"
-else
-    printf '  imgcache rows pending (%s): wall <= 0.8x wget2, peak memory < 40 MB, warm run < 0.1 s\n' "$SKIP_REASON"
+RELAY_STATS=""
+if [ -n "$RELAY_PID" ]; then
+    stop_pid "$RELAY_PID"; RELAY_PID=
+    RELAY_STATS=$(tail -1 "$WORK/relay.err" 2>/dev/null || true)
 fi
 
-printf '\nCorrectness (untimed runs before the timed ones):\n'
-for key in imgcache imgcache-after-warm warm wget2 curl; do
-    [ -n "${CHECK[$key]:-}" ] && printf '  %-20s %s\n' "$key" "${CHECK[$key]}"
+meta images "$IMAGES"
+meta site_mb "$site_mb"
+meta nginx "$NGINX_VERSION"
+meta cores "$(nproc)"
+meta runs "$RUNS"
+meta busy "$BUSY_BEFORE" "$BUSY_AFTER"
+meta latency_ms "$LATENCY_MS"
+meta fs tmpfs "$SHM_FS" "$SHM"
+meta fs disk "$DISK_FS" "$WORK"
+meta settings "$SETTINGS"
+meta elapsed "$ELAPSED"
+meta ticks "$TICKS"
+meta relay "$RELAY_IMPL"
+meta relay_stats "$RELAY_STATS"
+meta concurrency "$CONCURRENCY" "$CURL_MANY"
+meta tool_timeout "$TOOL_TIMEOUT"
+for line in "${RELAY_SANITY[@]}"; do meta sanity "$line"; done
+if [ "$HAVE_IMGCACHE" = 1 ]; then meta imgcache available; else meta imgcache "$SKIP_REASON"; fi
+[ "$HAVE_WGET2" = 1 ] && meta wget2 available || meta wget2 "not available from apt"
+for s in 1 2 3; do
+    has_setting "$s" || continue
+    for tool in "${TOOLS[@]}"; do
+        tool_cmd "$s" "$tool" OUT CONFIG
+        cmdline="${CMD[*]}"
+        cmdline=${cmdline//"$CA"/CA.pem}
+        [ -n "${BIN:-}" ] && cmdline=${cmdline//"$BIN"/imgcache}
+        meta cmd "$s" "$tool" "$cmdline"
+    done
 done
 
-printf '\nCommands timed (OUT is a fresh folder each run; the warm run reuses the cold run'"'"'s OUT):\n'
-if [ "$HAVE_IMGCACHE" = 1 ]; then ic_cmd OUT; printf '  %s    # cold, then again for warm\n' "${CMD[*]}"; fi
-if [ "$HAVE_WGET2" = 1 ]; then wget_cmd OUT2; printf '  %s\n' "${CMD[*]}"; fi
-curl_cmd OUT3 CONFIG; printf '  %s    # CONFIG: %d url = / output = pairs, output paths under OUT3\n' "${CMD[*]}" "$IMAGES"
-printf '  each wrapped as /usr/bin/time -f %%M (peak RSS); wall time from date +%%s%%N around it\n'
+python3 "$HERE/report.py" "$RESULTS" "$META"
 
 if [ ${#FAILURES[@]} -gt 0 ]; then
-    printf '\nPROBLEMS: %s\n' "${FAILURES[*]}"
+    printf '\nPROBLEMS:\n'
+    printf '  %s\n' "${FAILURES[@]}"
     exit 1
 fi

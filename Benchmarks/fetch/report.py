@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""Prints the fetch benchmark's report from the records run.sh wrote. Not meant to be run by hand.
+
+usage: report.py RESULTS.tsv META.tsv
+
+RESULTS.tsv: one line per timed run: setting, tool, out (tmpfs or disk), round, exit status, wall s,
+user s, system s, peak RSS KB, requests, connections, protocols (proto:count,...), TLS versions,
+statuses, check ok (1/0), check message, error message, relay CPU ticks during the run.
+META.tsv: key, values... (see run.sh, section 7).
+
+Wall: the best (lowest) of the runs that succeeded. CPU: user + system of the median run (by CPU
+time), which moves less with other work on the machine than the best would. Peak RSS: the highest.
+"""
+import collections
+import statistics
+import sys
+
+FIELDS = ("setting tool out round rc wall user sys rss req conns proto tls status check_ok check_msg err "
+          "relay_ticks").split()
+
+SETTING_TITLES = {
+    "1": "1: HTTP/1.1, loopback",
+    "2": "2: HTTPS + h2, loopback",
+    "3": "3: HTTPS + h2, +{rtt} ms RTT",
+}
+
+TOOL_ORDER = ("imgcache", "imgcache-warm", "wget2", "curl16", "curl100")
+
+
+def tool_label(tool, setting, meta):
+    conc, many = meta["concurrency"]
+    https = setting != "1"
+    return {
+        "imgcache": "imgcache fetch, cold" + (" (--cacert)" if https else ""),
+        "imgcache-warm": "imgcache fetch, warm (same folder again)",
+        "wget2": f"wget2 -p -k --max-threads={conc}" + (" --http2" if https else ""),
+        "curl16": f"curl{' --http2' if https else ''} --parallel-max {conc}",
+        "curl100": f"curl --http2 --parallel-max {many}",
+    }[tool]
+
+
+def short_label(tool, meta):
+    conc, many = meta["concurrency"]
+    return {
+        "imgcache": "imgcache fetch, cold",
+        "imgcache-warm": "imgcache fetch, warm (setting 1 only)",
+        "wget2": f"wget2 -p -k, {conc} threads",
+        "curl16": f"curl --parallel-max {conc} (--http2 on https)",
+        "curl100": f"curl --http2 --parallel-max {many}",
+    }[tool]
+
+
+def read_meta(path):
+    meta = {"sanity": [], "cmd": {}, "fs": {}}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            key, values = parts[0], parts[1:]
+            if key == "sanity":
+                meta["sanity"].append(values[0])
+            elif key == "cmd":
+                meta["cmd"][(values[0], values[1])] = values[2]
+            elif key == "fs":
+                meta["fs"][values[0]] = values[1:]
+            else:
+                meta[key] = values if len(values) > 1 else (values[0] if values else "")
+    return meta
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+class Group:
+    """The runs of one tool in one setting with one kind of output folder."""
+
+    def __init__(self, runs):
+        self.runs = runs
+        self.ok = [r for r in runs if r["rc"] == "0"]
+        self.failed = [r for r in runs if r["rc"] != "0"]
+
+    @property
+    def wall(self):
+        return min(float(r["wall"]) for r in self.ok) if self.ok else None
+
+    @property
+    def wall_median(self):
+        values = sorted(float(r["wall"]) for r in self.ok)
+        return values[(len(values) - 1) // 2] if values else None
+
+    @property
+    def cpu(self):
+        """user + system of the median run (the lower median for an even count)."""
+        values = sorted((number(r["user"]) or 0) + (number(r["sys"]) or 0) for r in self.ok
+                        if number(r["user"]) is not None)
+        return values[(len(values) - 1) // 2] if values else None
+
+    @property
+    def rss_mb(self):
+        values = [number(r["rss"]) for r in self.ok if number(r["rss"]) is not None]
+        return max(values) / 1024 if values else None
+
+    def spread(self, field):
+        values = sorted({int(r[field]) for r in self.ok})
+        if not values:
+            return "-"
+        return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
+
+    def protocols(self):
+        counts = collections.Counter()
+        for r in self.ok:
+            for item in r["proto"].split(","):
+                if ":" in item:
+                    name, n = item.rsplit(":", 1)
+                    counts[name] += int(n)
+        names = {"HTTP/2.0": "h2", "HTTP/1.1": "http/1.1", "HTTP/1.0": "http/1.0"}
+        if not counts:
+            return "-"
+        if len(counts) == 1:
+            return names.get(next(iter(counts)), next(iter(counts)))
+        total = sum(counts.values())
+        return " + ".join(f"{names.get(k, k)} {100 * v / total:.0f}%" for k, v in counts.most_common())
+
+    def tls(self):
+        versions = set()
+        for r in self.ok:
+            for item in r["tls"].split(","):
+                if ":" in item:
+                    versions.add(item.rsplit(":", 1)[0].replace("TLSv", "TLS "))
+        return "/".join(sorted(versions))
+
+    def odd_statuses(self):
+        """Statuses other than 200, per run (the first run's), e.g. '1x404'."""
+        if not self.ok:
+            return ""
+        out = []
+        for item in self.ok[0]["status"].split(","):
+            if ":" in item:
+                code, n = item.rsplit(":", 1)
+                if code != "200":
+                    out.append(f"{n}x{code}")
+        return " ".join(out)
+
+    def check(self, images):
+        if not self.runs:
+            return "-"
+        good = sum(1 for r in self.runs if r["check_ok"] == "1")
+        if good == len(self.runs):
+            return f"{images}/{images} ok ({good}/{len(self.runs)} runs)"
+        bad = next(r for r in self.runs if r["check_ok"] != "1")
+        return f"INCOMPLETE in {len(self.runs) - good}/{len(self.runs)} runs: {bad['check_msg'][:90]}"
+
+    def relay_cpu(self, ticks):
+        values = [int(r["relay_ticks"]) for r in self.ok if r["relay_ticks"].lstrip("-").isdigit()]
+        return statistics.mean(values) / ticks if values else None
+
+
+def fmt(value, spec, missing="-"):
+    return missing if value is None else format(value, spec)
+
+
+def main():
+    results_path, meta_path = sys.argv[1:3]
+    meta = read_meta(meta_path)
+    rows = []
+    with open(results_path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            parts += [""] * (len(FIELDS) - len(parts))
+            rows.append(dict(zip(FIELDS, parts)))
+    groups = collections.defaultdict(list)
+    for r in rows:
+        groups[(r["setting"], r["tool"], r["out"])].append(r)
+    groups = {k: Group(v) for k, v in groups.items()}
+
+    images = int(meta["images"])
+    settings = meta["settings"].split(",")
+    settings = [s for s in "123" if s in settings]
+    rtt = 2 * float(meta["latency_ms"])
+    rtt_text = f"{rtt:g}"
+    titles = {s: SETTING_TITLES[s].format(rtt=rtt_text) for s in settings}
+    tools = [t for t in TOOL_ORDER if any(k[1] == t for k in groups)]
+    ticks = float(meta["ticks"])
+    busy_before, busy_after = (int(x) for x in meta["busy"])
+    tmpfs_fs, disk_fs = meta["fs"]["tmpfs"][0], meta["fs"]["disk"][0]
+
+    print()
+    print(f"Fetch benchmark: {images} images ({meta['site_mb']} MB, 2-40 KB each, PNG/JPEG/GIF) on one page, "
+          f"nginx {meta['nginx']} on 127.0.0.1, {meta['cores']} cores, {meta['elapsed']} s of timed runs")
+    print(f"{meta['runs']} run(s) per tool, setting and output folder, each into a fresh folder. wall: the best run "
+          "(median: the median run's). CPU: user + system (/usr/bin/time) of the median run by CPU. RSS: the highest peak.")
+    print("Outputs on tmpfs (/dev/shm) unless marked 'disk' "
+          f"({disk_fs} under {meta['fs']['disk'][1]}). Requests and connections as logged by nginx.")
+    warn = ""
+    if busy_before > 10 or busy_after > 10:
+        warn = "   WARNING: other work was running on this machine; the figures are skewed by it"
+    print(f"CPU busy with other work, in an idle second before/after the runs: {busy_before}% / {busy_after}%{warn}")
+    if meta.get("imgcache") != "available":
+        print(f"imgcache: pending ({meta.get('imgcache')})")
+
+    # Side by side: the headline (tmpfs) figures of every tool in every setting.
+    print()
+    print("Side by side (outputs on tmpfs):")
+    col = 24
+    head1 = f"{'':44}" + "".join(f"  {titles[s]:<{col}}" for s in settings)
+    head2 = f"{'tool':44}" + "".join(f"  {'wall s':>7} {'CPU s':>6} {'RSS MB':>8}" for _ in settings)
+    print(head1.rstrip())
+    print(head2)
+    for tool in tools:
+        cells = []
+        for s in settings:
+            g = groups.get((s, tool, "tmpfs"))
+            if g is None or not g.runs:
+                cells.append(f"  {'-':>7} {'-':>6} {'-':>8}")
+            elif not g.ok:
+                cells.append(f"  {'FAILED (see below)':<{col}}")
+            else:
+                cells.append(f"  {g.wall:7.3f} {g.cpu:6.2f} {g.rss_mb:8.1f}")
+        print(f"{short_label(tool, meta):44}" + "".join(cells))
+
+    # Per setting: everything, tmpfs and disk.
+    for s in settings:
+        print()
+        extra = ""
+        if s == "3":
+            extra = f" (latency_relay.{'c' if meta['relay'] == 'c' else 'py'}, {meta['latency_ms']} ms each way)"
+        print(f"Setting {titles[s]}{extra}")
+        print(f"  {'tool':45} {'out':5} {'wall s':>7} {'median':>7} {'img/s':>6} {'CPU s':>6} {'RSS MB':>7} "
+              f"{'requests':>10} {'conns':>5}  {'protocol':18} check")
+        for tool in tools:
+            for kind in ("tmpfs", "disk"):
+                g = groups.get((s, tool, kind))
+                if g is None:
+                    continue
+                label = tool_label(tool, s, meta)
+                if not g.ok:
+                    err = g.failed[0]["err"] if g.failed else "no run"
+                    print(f"  {label:45} {kind:5} FAILED: {err}")
+                    continue
+                proto = g.protocols()
+                tls = g.tls()
+                if tls:
+                    proto += f" ({tls})"
+                req = g.spread("req")
+                odd = g.odd_statuses()
+                if odd:
+                    req += f" ({odd})"
+                ips = "-" if tool == "imgcache-warm" else f"{images / g.wall:.0f}"
+                relay = ""
+                if s == "3":
+                    rc = g.relay_cpu(ticks)
+                    relay = f"; relay CPU {rc:.2f} s/run" if rc is not None else ""
+                fails = f"; {len(g.failed)} run(s) FAILED: {g.failed[0]['err']}" if g.failed else ""
+                print(f"  {label:45} {kind:5} {g.wall:7.3f} {g.wall_median:7.3f} {ips:>6} {g.cpu:6.2f} {g.rss_mb:7.1f} "
+                      f"{req:>10} {g.spread('conns'):>5}  {proto:18} {g.check(images)}{relay}{fails}")
+
+    # Targets.
+    print()
+    print("Targets (this run's figures, outputs on tmpfs):")
+
+    def get(s, tool):
+        g = groups.get((s, tool, "tmpfs"))
+        return g if g is not None and g.runs else None
+
+    def verdict(ok):
+        return "MET" if ok else "NOT MET"
+
+    have_ic = meta.get("imgcache") == "available"
+
+    def ratio_line(s, text, other, limit, what="wall"):
+        if s not in settings:
+            print(f"  setting {s}: {text:47} n/a (setting not run)")
+            return
+        ic, ot = get(s, "imgcache"), get(s, other)
+        if not have_ic:
+            print(f"  setting {s}: {text:47} n/a (imgcache {meta.get('imgcache')})")
+        elif ic is None or not ic.ok:
+            err = ic.failed[0]["err"] if ic is not None and ic.failed else "no run"
+            print(f"  setting {s}: {text:47} NOT MET (imgcache failed: {err[:120]})")
+        elif ot is None or not ot.ok:
+            print(f"  setting {s}: {text:47} n/a ({other} has no successful run)")
+        else:
+            a, b = (ic.wall, ot.wall) if what == "wall" else (ic.cpu, ot.cpu)
+            r = a / b if b else float("inf")
+            unit = "s"
+            print(f"  setting {s}: {text:47} {a:.3f} {unit} / {b:.3f} {unit} = {r:.2f}x  (<= {limit:.2f}x)  "
+                  f"{verdict(r <= limit)}")
+
+    ratio_line("3", "imgcache wall <= 0.8x wget2 wall", "wget2", 0.8)
+    ratio_line("3", f"imgcache wall <= 1.2x curl --parallel-max {meta['concurrency'][1]}", "curl100", 1.2)
+    ratio_line("2", "imgcache wall <= 0.8x wget2 wall", "wget2", 0.8)
+    ratio_line("1", "imgcache CPU time <= wget2 CPU time", "wget2", 1.0, what="cpu")
+    if "1" in settings and have_ic:
+        ic, warm = get("1", "imgcache"), get("1", "imgcache-warm")
+        if ic is not None and ic.ok:
+            print(f"  setting 1: {'imgcache peak RSS < 40 MB':47} {ic.rss_mb:.1f} MB  {verdict(ic.rss_mb < 40)}")
+        else:
+            print(f"  setting 1: {'imgcache peak RSS < 40 MB':47} NOT MET (imgcache failed)")
+        if warm is not None and warm.ok:
+            print(f"  setting 1: {'warm run < 0.1 s':47} {warm.wall:.3f} s  {verdict(warm.wall < 0.1)}")
+            print(f"  setting 1: {'warm run requests no image':47} {warm.spread('req')} request(s)  "
+                  f"{verdict(max(int(r['req']) for r in warm.ok) <= 1)}")
+        else:
+            print(f"  setting 1: {'warm run < 0.1 s':47} NOT MET (no successful warm run)")
+        print("  for context, not targets:")
+        for s in settings:
+            for other in ("wget2", "curl100"):
+                ic, ot = get(s, "imgcache"), get(s, other)
+                if ic is not None and ic.ok and ot is not None and ot.ok:
+                    print(f"    setting {s}: imgcache / {other:8} wall {ic.wall / ot.wall:5.2f}x, CPU {ic.cpu / ot.cpu:5.2f}x")
+    elif "1" in settings:
+        print(f"  setting 1: imgcache peak RSS < 40 MB, warm run < 0.1 s: n/a (imgcache {meta.get('imgcache')})")
+
+    if "3" in settings:
+        print()
+        print(f"Latency relay ({'latency_relay.c' if meta['relay'] == 'c' else 'latency_relay.py'}, "
+              f"{meta['latency_ms']} ms each way), about.html by a fresh curl, best of 3:")
+        for line in meta["sanity"]:
+            print(f"  {line}")
+        if meta.get("relay_stats"):
+            print(f"  {meta['relay_stats']}")
+
+    print()
+    print("Commands (OUT: a fresh folder each run; imgcache's warm run reuses its cold run's OUT; CONFIG: "
+          f"{images} url = / output = pairs):")
+    for s in settings:
+        for tool in tools:
+            cmd = meta["cmd"].get((s, tool))
+            if cmd:
+                print(f"  [{s}] {cmd}")
+    print(f"  each run as: timeout {meta['tool_timeout']} /usr/bin/time -f '%e %U %S %M' COMMAND; "
+          "wall from date +%s%N around it")
+
+
+if __name__ == "__main__":
+    main()
