@@ -130,15 +130,10 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         let remaining = request.deadline - ContinuousClock.now
         guard remaining > .zero else { throw TransportError.timedOut }
 
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = .GET
-        for header in request.headers {
-            outgoing.headers.add(name: header.name, value: header.value)
-        }
         let route = self.route(for: request.url, isHTTPS: lowercasedURL.hasPrefix("https://"))
         if case .forwarded(let proxyClient) = route {
             do {
-                return try await withDeadline(request.deadline) { try await proxyClient.send(request) }
+                return try await proxyClient.send(request)
             } catch {
                 throw Self.transportError(for: error)
             }
@@ -149,16 +144,8 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         case .tunnelled(let tunnel): client = tunnel
         case .forwarded: preconditionFailure("handled above")
         }
-        let prepared = outgoing
-        let nioDeadline = NIODeadline.now() + TimeAmount(remaining)
-
         do {
-            // AsyncHTTPClient's deadline covers only the wait for the response head, so the whole
-            // exchange is bounded as well (cancelling the body's iteration makes AsyncHTTPClient
-            // drop the connection).
-            return try await withDeadline(request.deadline) {
-                try await Self.exchange(prepared, on: client, deadline: nioDeadline, maxBytes: request.maxBytes)
-            }
+            return try await Self.exchange(request, on: client, deadline: NIODeadline.now() + TimeAmount(remaining))
         } catch {
             if let problem = CertificateProblem(error), let (host, port) = Self.hostAndPort(of: request.url) {
                 let reason: String
@@ -176,6 +163,9 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             throw Self.transportError(for: error)
         }
     }
+
+    /// True: AsyncHTTPClient fails a request when its deadline passes, and so does the proxy client.
+    public var keepsDeadlines: Bool { true }
 
     /// Shuts the clients down, closing their connections; requests still in flight fail.
     public func shutdown() async {
@@ -205,45 +195,33 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         return (unbracketed, parsed.port ?? (parsed.scheme?.lowercased() == "https" ? 443 : 80))
     }
 
-    /// The request, the head, and the body read up to `maxBytes`.
+    /// Sends the request and collects the response. The deadline covers the whole exchange:
+    /// AsyncHTTPClient fails the request when it passes, head or body.
     private static func exchange(
-        _ outgoing: HTTPClientRequest, on client: HTTPClient, deadline: NIODeadline, maxBytes: Int
+        _ request: TransportRequest, on client: HTTPClient, deadline: NIODeadline
     ) async throws -> TransportResponse {
-        let response = try await client.execute(outgoing, deadline: deadline)
-        let status = Int(response.status.code)
-        let mayHaveBody = !(100..<200).contains(status) && status != 204 && status != 304
-        let declared = mayHaveBody ? response.headers.first(name: "Content-Length").flatMap { Int($0) } : nil
-        if let declared, declared > maxBytes {
-            // Returning without reading the body makes AsyncHTTPClient close the connection.
-            throw TransportError.tooLarge(limit: maxBytes)
+        var outgoing = try HTTPClient.Request(url: request.url, method: .GET)
+        for header in request.headers {
+            outgoing.headers.add(name: header.name, value: header.value)
         }
-
-        var body: [UInt8] = []
-        body.reserveCapacity(min(declared ?? 64 * 1024, maxBytes))
+        let collector = ImageResponseCollector(maxBytes: request.maxBytes)
+        let task = client.execute(request: outgoing, delegate: collector, deadline: deadline)
         do {
-            for try await chunk in response.body {
-                guard body.count + chunk.readableBytes <= maxBytes else {
-                    throw TransportError.tooLarge(limit: maxBytes)
-                }
-                body.append(contentsOf: chunk.readableBytesView)
+            return try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
             }
         } catch let error as TransportError {
             throw error
         } catch where !Task.isCancelled {
-            // e.g. the server closed the connection before Content-Length bytes (a parser error).
-            if let declared, body.count < declared {
-                throw TransportError.connection("truncated: \(body.count) of \(declared) bytes (\(describe(error)))")
+            // e.g. the server closed the connection (or reset the stream) before Content-Length
+            // bytes; but a body cut short by the deadline is a time-out.
+            if let (received, declared) = collector.truncation, (error as? HTTPClientError) != .deadlineExceeded {
+                throw TransportError.connection("truncated: \(received) of \(declared) bytes (\(describe(error)))")
             }
             throw error
         }
-        if let declared, body.count < declared {
-            throw TransportError.connection("truncated: \(body.count) of \(declared) bytes")
-        }
-        return TransportResponse(
-            status: status,
-            headers: response.headers.map { (name: $0.name, value: $0.value) },
-            body: body,
-            httpVersion: response.version.major >= 2 ? .http2 : .http1)
     }
 
     /// Maps whatever AsyncHTTPClient or NIO threw to `TransportError` (or `CancellationError`).
@@ -252,6 +230,8 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         if error is CancellationError || Task.isCancelled { return CancellationError() }
         if let error = error as? HTTPClientError {
             switch error {
+            case .cancelled where Task.isCancelled:
+                return CancellationError()
             case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .getConnectionFromPoolTimeout,
                 .httpProxyHandshakeTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
                 return TransportError.timedOut

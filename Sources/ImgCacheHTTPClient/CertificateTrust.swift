@@ -55,7 +55,10 @@ public struct CertificateTrust: Sendable, Equatable {
             if isDirectory.boolValue {
                 folders.append(path)
             } else {
-                try Self.checkCertificates(in: path)
+                // A system-sized bundle is only looked at, not parsed (parsing 140 certificates
+                // cost 2 MB of peak memory in a run that may never open a TLS connection);
+                // BoringSSL reads it when the first connection needs it.
+                try Self.checkCertificates(in: path, parse: false)
                 files.append(path)
             }
         }
@@ -88,14 +91,17 @@ public struct CertificateTrust: Sendable, Equatable {
         }
     }
 
-    /// Checks that a PEM file holds at least one certificate.
-    private static func checkCertificates(in path: String) throws {
+    /// Checks that a PEM file holds at least one certificate: parsed, or (`parse: false`) by its
+    /// `BEGIN CERTIFICATE` line.
+    private static func checkCertificates(in path: String, parse: Bool = true) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
             throw CertificateTrustError(path: path, problem: exists ? "cannot be read" : "no such file")
         }
-        let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(data))
-        guard let certificates, !certificates.isEmpty else {
+        let holdsCertificates = parse
+            ? !((try? NIOSSLCertificate.fromPEMBytes(Array(data))) ?? []).isEmpty
+            : data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil
+        guard holdsCertificates else {
             throw CertificateTrustError(path: path, problem: "holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
         }
     }

@@ -38,7 +38,7 @@ final class ForwardProxyClient: Sendable {
         for header in request.headers { headers.add(name: header.name, value: header.value) }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: request.url, headers: headers)
 
-        let channel = try await checkOut()
+        let channel = try await checkOut(deadline: request.deadline)
         let exchange = channel.eventLoop.makePromise(of: ProxyExchangeHandler.Response.self)
         let deadline = NIODeadline.now() + TimeAmount(request.deadline - ContinuousClock.now)
         channel.eventLoop.execute {
@@ -84,13 +84,13 @@ final class ForwardProxyClient: Sendable {
         for channel in channels { channel.close(promise: nil) }
     }
 
-    private func checkOut() async throws -> any Channel {
+    private func checkOut(deadline: ContinuousClock.Instant) async throws -> any Channel {
         while let channel = idle.withLockedValue({ $0.popLast() }) {
             if channel.isActive { return channel }
         }
         do {
             return try await ClientBootstrap(group: group)
-                .connectTimeout(connectTimeout)
+                .connectTimeout(min(connectTimeout, TimeAmount(deadline - ContinuousClock.now)))
                 .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -101,6 +101,7 @@ final class ForwardProxyClient: Sendable {
                 .connect(host: host, port: port)
                 .get()
         } catch {
+            if ContinuousClock.now >= deadline { throw TransportError.timedOut }
             throw TransportError.connection("cannot reach the proxy \(host):\(port) (\(error))")
         }
     }

@@ -101,6 +101,9 @@ public final class URLSessionTransport: ImageTransport {
         }
     }
 
+    /// True: a Dispatch timer fails the request when its deadline passes.
+    public var keepsDeadlines: Bool { true }
+
     /// Cancels what is in flight and invalidates the session.
     public func shutdown() async {
         if delegate.close() { session.invalidateAndCancel() }

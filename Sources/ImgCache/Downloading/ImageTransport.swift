@@ -94,4 +94,14 @@ public protocol ImageTransport: Sendable {
 
     /// Releases connections and threads; called once, when the transport is no longer needed.
     func shutdown() async
+
+    /// Whether `send` always ends by `TransportRequest.deadline` (throwing `TransportError.timedOut`),
+    /// however slowly the server sends. When false (the default), the downloader bounds each
+    /// request itself, at the cost of a task per request.
+    var keepsDeadlines: Bool { get }
+}
+
+extension ImageTransport {
+    /// Not promised unless a transport says so.
+    public var keepsDeadlines: Bool { false }
 }

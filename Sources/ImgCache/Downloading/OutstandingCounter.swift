@@ -12,4 +12,9 @@ final class OutstandingCounter: Sendable {
     func decrement() {
         count.withLock { $0 -= 1 }
     }
+
+    /// Counts `n` downloads at once (queued ones, before they start).
+    func add(_ n: Int) {
+        count.withLock { $0 += n }
+    }
 }

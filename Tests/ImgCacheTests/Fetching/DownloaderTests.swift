@@ -228,3 +228,31 @@ struct DownloaderTests {
         try await fixture.close()
     }
 }
+
+/// A transport that does not keep deadlines (as a third-party one may not): it answers after a
+/// minute unless cancelled. Only the downloader's own bound can end its requests in time.
+private struct UnboundedTransport: ImageTransport {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await Task.sleep(for: .seconds(60))
+        return TransportResponse(status: 200, headers: [], body: TestImages.png())
+    }
+
+    func shutdown() async {}
+}
+
+@Suite("Downloader deadlines with a transport that does not keep them")
+struct DownloaderOwnDeadlineTests {
+    @Test("the downloader bounds each image itself when the transport does not promise to")
+    func downloaderKeepsTheDeadline() async throws {
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("images"))
+        let downloader = ImageDownloader(transport: UnboundedTransport(), store: store,
+                                         policy: DownloadPolicy(timeout: .milliseconds(300), retries: 0))
+        let started = ContinuousClock.now
+        let outcome = await downloader.fetch(WebURL("https://images.example/a.png")!)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error == "timed out after 0.3 s")
+        // Far below the transport's minute, even on a starved machine.
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+}

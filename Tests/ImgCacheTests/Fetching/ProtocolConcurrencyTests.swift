@@ -85,3 +85,39 @@ struct ProtocolConcurrencyTests {
         try await fixture.close()
     }
 }
+
+@Suite("Scheduling across hosts")
+struct CrossHostSchedulingTests {
+    @Test("a slow host's queue does not hold up another host's images listed after it")
+    func slowHostDoesNotBlockOthers() async throws {
+        let slow = try await TestImageServer.start()
+        let fast = try await TestImageServer.start()
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("images"))
+        let transport = try Wire.http.makeTransport()
+        let downloader = ImageDownloader(transport: transport, store: store, policy: DownloadPolicy(perHostConcurrency: 2))
+        var urls: [WebURL] = []
+        for index in 0..<12 {
+            slow.route("/s\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(500)))
+            urls.append(WebURL(slow.url("/s\(index).png"))!)
+        }
+        for index in 0..<5 {
+            fast.route("/f\(index).png", .image(bytes: TestImages.png(), contentType: "image/png"))
+            urls.append(WebURL(fast.url("/f\(index).png"))!)
+        }
+        async let outcomes = downloader.fetchAll(urls)
+        // Every fast image is requested while the slow host still has most of its queue ahead:
+        // with 2 at a time and 0.5 s each, the slow host's 12 take 3 s.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while fast.totalRequests < 5, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(fast.totalRequests == 5)
+        #expect(slow.totalRequests < 8, "\(slow.totalRequests) slow requests had been made")
+        #expect(slow.maxConcurrentRequests <= 2)
+        #expect(await outcomes.allSatisfy { $0.status == .downloaded })
+        await transport.shutdown()
+        try await slow.shutdown()
+        try await fast.shutdown()
+    }
+}
