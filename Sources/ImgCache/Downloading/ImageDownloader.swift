@@ -8,8 +8,8 @@ import Foundation
 /// and redirects; connection failures and 5xx responses are retried with backoff. Nothing is
 /// cached unless the status is 2xx and the bytes start like an image.
 ///
-/// A class with its few shared pieces under locks rather than an actor: a fetch then hops to no
-/// executor but the one its task runs on (measured: two thread hops an image fewer).
+/// A class with its few shared pieces under locks rather than an actor: a fetch then never hops to
+/// an actor's executor and back (two hops an image fewer).
 public final class ImageDownloader: Sendable {
     private let transport: any ImageTransport
     /// Where images are stored.
