@@ -159,6 +159,14 @@ public final class ImageDownloader: Sendable {
                         status: .failed, error: "cancelled")
     }
 
+    /// Records the HTTP version the origin of `url` answered with elsewhere (say, for the page whose
+    /// images these are), so that its images start at that protocol's limit rather than at the
+    /// HTTP/1.1 one until their own first response: over HTTP/2 with 50 ms round trips, one round
+    /// trip sooner at full speed.
+    public func noteHTTPVersion(_ version: HTTPVersion?, forOriginOf url: WebURL) {
+        originLimits.observe(version, from: OriginLimits.origin(of: url))
+    }
+
     /// How many requests the origin of `url` may have in flight now: ``DownloadPolicy/perHostStreams``
     /// once it has answered over HTTP/2, ``DownloadPolicy/perHostConcurrency`` until then.
     public func currentLimit(forOriginOf url: WebURL) -> Int {

@@ -79,6 +79,7 @@ public final class OfflinePageLoader: Sendable {
     /// - Throws: `PageLoadError` when the page cannot be fetched, `FileError` when it cannot be written.
     public func open(url: WebURL, pageName: String = "index.html") async throws -> OfflinePage {
         let page = try await PageLoader.load(url, transport: transport)
+        downloader.noteHTTPVersion(page.httpVersion, forOriginOf: page.url)
         return try open(html: page.bytes, pageURL: page.url, pageName: pageName, transportEncodingLabel: page.charset)
     }
 

@@ -6,6 +6,9 @@ public struct LoadedPage: Sendable {
     public let url: WebURL
     /// The `charset` of the `Content-Type`, if any: the page's encoding as the server declares it.
     public let charset: String?
+    /// The HTTP version the page came over, when the transport tells: images from the same origin
+    /// can start at that protocol's limit (``ImageDownloader/noteHTTPVersion(_:forOriginOf:)``).
+    public var httpVersion: HTTPVersion? = nil
 }
 
 /// Why a page could not be fetched.
@@ -44,7 +47,8 @@ public enum PageLoader {
                 }
                 current = next
             case 200..<300:
-                return LoadedPage(bytes: response.body, url: current, charset: response.header("Content-Type").flatMap(charset(in:)))
+                return LoadedPage(bytes: response.body, url: current, charset: response.header("Content-Type").flatMap(charset(in:)),
+                                  httpVersion: response.httpVersion)
             default:
                 throw PageLoadError(url: current.serialized, reason: "HTTP \(response.status)")
             }

@@ -118,6 +118,7 @@ final class FetchSession: Sendable {
             let loaded = try await PageLoader.load(url, transport: transport, userAgent: settings.downloadPolicy.userAgent)
             bytes = loaded.bytes
             pageURL = loaded.url
+            downloader.noteHTTPVersion(loaded.httpVersion, forOriginOf: loaded.url)
             // An explicit --charset beats the server's.
             if options.transportEncodingLabel == nil { options.transportEncodingLabel = loaded.charset }
         } else {

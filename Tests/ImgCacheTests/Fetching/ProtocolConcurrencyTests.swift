@@ -121,3 +121,29 @@ struct CrossHostSchedulingTests {
         try await fast.shutdown()
     }
 }
+
+@Suite("The page's protocol")
+struct PageProtocolTests {
+    @Test("images from the page's HTTP/2 origin start at the HTTP/2 limit, before any image has answered")
+    func pageVersionSetsTheLimit() async throws {
+        let fixture = try await DownloadFixture.make(wire: .https2)
+        fixture.server.route("/page.html", .status(200, body: Array("<img src=a.png>".utf8), contentType: "text/html"))
+        let page = try await PageLoader.load(WebURL(fixture.server.url("/page.html"))!, transport: fixture.transport)
+        #expect(page.httpVersion == .http2)
+        let image = WebURL(fixture.server.url("/a.png"))!
+        #expect(fixture.downloader.currentLimit(forOriginOf: image) == DownloadPolicy().perHostConcurrency)
+        fixture.downloader.noteHTTPVersion(page.httpVersion, forOriginOf: page.url)
+        #expect(fixture.downloader.currentLimit(forOriginOf: image) == DownloadPolicy().perHostStreams)
+        // All 40 go out at once: none waits for another's answer to learn the protocol. (Learning
+        // it from the first answers instead gives 8 at once, then at most 39.)
+        let urls = (0..<40).map { index in
+            fixture.server.route("/i\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(1)))
+            return WebURL(fixture.server.url("/i\(index).png"))!
+        }
+        fixture.server.resetCounters()
+        let outcomes = await fixture.downloader.fetchAll(urls)
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection == 40)
+        try await fixture.close()
+    }
+}
