@@ -96,3 +96,46 @@ struct TransportResponseTests {
         }
     }
 }
+
+/// Which HTTP version each response reports, for the downloader's per-host limits.
+@Suite("Transport HTTP versions")
+struct TransportHTTPVersionTests {
+    @Test("over plain HTTP both transports report HTTP/1.1 (URLSession where the platform collects metrics)",
+          arguments: TransportKind.allCases)
+    func plainHTTPIsHTTP1(kind: TransportKind) async throws {
+        try await withTransport(kind) { server, transport in
+            server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+            let response = try await transport.send(.get(server.url("/a.png")))
+            switch kind {
+            case .asyncHTTPClient:
+                #expect(response.httpVersion == .http1)
+            case .urlSession:
+                // FoundationNetworking on Linux does not always deliver task metrics; Apple's
+                // URLSession does. Either way it must never claim a multiplexed protocol here.
+                #expect(response.httpVersion == .http1 || response.httpVersion == nil)
+            }
+        }
+    }
+
+    @Test("AsyncHTTPClient reports HTTP/2 when ALPN chose h2, and HTTP/1.1 when the server offered only that",
+          arguments: [true, false])
+    func tlsVersions(http2: Bool) async throws {
+        let server = try await TestImageServer.start(tls: .valid, http2: http2)
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let transport = try Wire.https2.makeTransport()
+        let response = try await transport.send(.get(server.url("/a.png")))
+        #expect(response.httpVersion == (http2 ? .http2 : .http1))
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test func protocolNamesMapToVersions() {
+        #expect(HTTPVersion(protocolName: "h2") == .http2)
+        #expect(HTTPVersion(protocolName: "http/1.1") == .http1)
+        #expect(HTTPVersion(protocolName: "HTTP/1.0") == .http1)
+        #expect(HTTPVersion(protocolName: "h3") == .http3)
+        #expect(HTTPVersion(protocolName: "h3-29") == .http3)
+        #expect(HTTPVersion(protocolName: "spdy/3") == nil)
+        #expect(HTTPVersion.http2.multiplexes && HTTPVersion.http3.multiplexes && !HTTPVersion.http1.multiplexes)
+    }
+}
