@@ -19,6 +19,11 @@ enum BlockingIO {
         }
     }
 
+    /// Runs `work` on the next queue, without waiting for it.
+    static func submit(_ work: @escaping @Sendable () -> Void) {
+        queue().async(execute: work)
+    }
+
     static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue().async {

@@ -17,6 +17,7 @@ public final class ImageDownloader: Sendable {
     /// The limits and rules in force.
     public let policy: DownloadPolicy
     private let counter = OutstandingCounter()
+    private let writer: CacheWriteQueue
     private let globalLimit: AsyncSemaphore
     private let originLimits: OriginLimits
     /// The fetches under way, by URL: a second caller waits for the first one's task.
@@ -35,6 +36,7 @@ public final class ImageDownloader: Sendable {
         self.store = store
         self.policy = policy
         self.globalLimit = AsyncSemaphore(value: policy.concurrency)
+        self.writer = CacheWriteQueue(store: store)
         self.originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
         self.onEvent = onEvent
     }
@@ -234,10 +236,9 @@ public final class ImageDownloader: Sendable {
             }
         case .success(let response):
             do {
-                let metadata = try await BlockingIO.run {
-                    try store.store(response.body, for: url, contentType: response.header("Content-Type"),
-                                    etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
-                }
+                let metadata = try await writer.store(ImageToStore(
+                    bytes: response.body, url: url, contentType: response.header("Content-Type"),
+                    etag: response.header("ETag"), lastModified: response.header("Last-Modified")))
                 return finish(outcome(.downloaded, metadata))
             } catch {
                 return finish(outcome(.failed, error: "could not cache it: \(error)"))
