@@ -4,9 +4,10 @@ import Foundation
 ///
 /// A URL asked for again while it is being fetched is fetched once (coalescing). A global and a
 /// per-origin limit bound the requests in flight; the per-origin one follows the HTTP version the
-/// origin answers with (a few connections' worth for HTTP/1.1, many streams for HTTP/2). Each image has one deadline for all its attempts
-/// and redirects; connection failures and 5xx responses are retried with backoff. Nothing is
-/// cached unless the status is 2xx and the bytes start like an image.
+/// origin answers with (a few connections' worth for HTTP/1.1, many streams for HTTP/2). Each
+/// image has one deadline for all its attempts and redirects; connection failures and 5xx
+/// responses are retried with backoff. Nothing is cached unless the status is 2xx and the bytes
+/// start like an image. Images are written to the cache in batches (``CacheWriteQueue``).
 ///
 /// A class with its few shared pieces under locks rather than an actor: a fetch then never hops to
 /// an actor's executor and back (two hops an image fewer).
