@@ -62,4 +62,26 @@ struct FetchTLSCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path("out/page.html")))
         try await server.shutdown()
     }
+
+    @Test("--per-host caps an HTTP/2 host's streams too; --max-streams sets the HTTP/2 ceiling",
+          arguments: [(["--per-host", "3"], 3), (["--max-streams", "12"], 12)])
+    func limitsOverHTTP2(options: [String], cap: Int) async throws {
+        let server = try await TestImageServer.start(tls: .valid)
+        var page = ""
+        for index in 0..<30 {
+            server.route("/i\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(300)))
+            page += "<img src=i\(index).png>"
+        }
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", page)
+        let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out",
+                                     "--cacert", TestCertificates.caPath] + options, in: folder)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(server.negotiatedProtocols == ["h2"])
+        #expect(server.maxConcurrentStreamsOnOneConnection <= cap)
+        if cap > 8 {
+            #expect(server.maxConcurrentStreamsOnOneConnection > 8, "past the HTTP/1.1 limit")
+        }
+        try await server.shutdown()
+    }
 }
