@@ -33,33 +33,19 @@ import NIOPosix
 /// and its `:authority` appears as a `host` header (pseudo-headers are not recorded). How each
 /// ``Behaviour`` fails over HTTP/2 is described with the behaviour.
 public final class TestImageServer: Sendable {
-    private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    private let listener: LoopbackListener
     private let state: ServerState
-    private let isShutDown = LockedBox(false)
 
     /// The TCP port the server listens on.
-    public let port: Int
+    public var port: Int { listener.port }
 
     /// Whether the server speaks TLS (its URLs are `https:`).
     public let isTLS: Bool
 
-    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, state: ServerState, port: Int, isTLS: Bool) {
-        self.group = group
-        self.channel = channel
+    private init(listener: LoopbackListener, state: ServerState, isTLS: Bool) {
+        self.listener = listener
         self.state = state
-        self.port = port
         self.isTLS = isTLS
-    }
-
-    deinit {
-        let needsShutdown = isShutDown.withLock { done in
-            defer { done = true }
-            return !done
-        }
-        if needsShutdown {
-            group.shutdownGracefully(queue: .global()) { _ in }
-        }
     }
 
     /// Starts a server on `127.0.0.1` with a port chosen by the system.
@@ -79,24 +65,8 @@ public final class TestImageServer: Sendable {
         let state = ServerState()
         let pipeline = try ConnectionPipeline(
             state: state, identity: tls, offerHTTP2: http2, maxConcurrentStreams: maxConcurrentStreams)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(ChannelOptions.backlog, value: 256)
-                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in pipeline.configure(channel) }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            guard let port = channel.localAddress?.port else {
-                try? await channel.close()
-                throw TestImageServerError.noPort
-            }
-            return TestImageServer(group: group, channel: channel, state: state, port: port, isTLS: tls != nil)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
+        let listener = try await LoopbackListener.start { channel in pipeline.configure(channel) }
+        return TestImageServer(listener: listener, state: state, isTLS: tls != nil)
     }
 
     /// `"http://127.0.0.1:PORT"` (`https:` with TLS), no trailing slash.
@@ -169,23 +139,7 @@ public final class TestImageServer: Sendable {
     /// Closes the listening socket and every open connection and stops the event loop thread.
     /// Calling it again does nothing.
     public func shutdown() async throws {
-        let first = isShutDown.withLock { done in
-            defer { done = true }
-            return !done
-        }
-        guard first else { return }
-        do {
-            try await channel.close()
-        } catch ChannelError.alreadyClosed {
-            // fine
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
-        try await group.shutdownGracefully()
+        try await listener.shutdown()
     }
 }
 
-enum TestImageServerError: Error {
-    case noPort
-}

@@ -23,34 +23,17 @@ import NIOPosix
 /// one-thread event loop group, which ``shutdown()`` stops, closing every client, origin and tunnel
 /// connection.
 public final class TestProxyServer: Sendable {
-    private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    private let listener: LoopbackListener
     private let log: LockedBox<[ProxiedRequest]>
     private let connections: LockedBox<Int>
-    private let isShutDown = LockedBox(false)
 
     /// The TCP port the proxy listens on.
-    public let port: Int
+    public var port: Int { listener.port }
 
-    private init(
-        group: MultiThreadedEventLoopGroup, channel: any Channel, log: LockedBox<[ProxiedRequest]>,
-        connections: LockedBox<Int>, port: Int
-    ) {
-        self.group = group
-        self.channel = channel
+    private init(listener: LoopbackListener, log: LockedBox<[ProxiedRequest]>, connections: LockedBox<Int>) {
+        self.listener = listener
         self.log = log
-        self.port = port
         self.connections = connections
-    }
-
-    deinit {
-        let needsShutdown = isShutDown.withLock { done in
-            defer { done = true }
-            return !done
-        }
-        if needsShutdown {
-            group.shutdownGracefully(queue: .global()) { _ in }
-        }
     }
 
     /// Starts a proxy on `127.0.0.1` with a port chosen by the system.
@@ -60,15 +43,9 @@ public final class TestProxyServer: Sendable {
     public static func start(
         refuseConnect: @escaping @Sendable (_ host: String, _ port: Int) -> Bool = { _, _ in false }
     ) async throws -> TestProxyServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = LockedBox<[ProxiedRequest]>([])
         let connections = LockedBox(0)
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(ChannelOptions.backlog, value: 256)
-                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
+        let listener = try await LoopbackListener.start { channel in
                     connections.withLock { $0 += 1 }
                     return channel.eventLoop.makeCompletedFuture {
                         let handlers = ProxyHandler.HTTPHandlers(
@@ -81,18 +58,8 @@ public final class TestProxyServer: Sendable {
                             handlers.encoder, handlers.decoder, handlers.pipelining, handlers.errors,
                             ProxyHandler(log: log, refuseConnect: refuseConnect, httpHandlers: handlers))
                     }
-                }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            guard let port = channel.localAddress?.port else {
-                try? await channel.close()
-                throw TestImageServerError.noPort
-            }
-            return TestProxyServer(group: group, channel: channel, log: log, connections: connections, port: port)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
         }
+        return TestProxyServer(listener: listener, log: log, connections: connections)
     }
 
     /// `"http://127.0.0.1:PORT"`: the proxy URL to give a client.
@@ -116,19 +83,6 @@ public final class TestProxyServer: Sendable {
     /// Closes the listening socket and every connection (clients, origins, tunnels) and stops the
     /// event loop thread. Calling it again does nothing.
     public func shutdown() async throws {
-        let first = isShutDown.withLock { done in
-            defer { done = true }
-            return !done
-        }
-        guard first else { return }
-        do {
-            try await channel.close()
-        } catch ChannelError.alreadyClosed {
-            // fine
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
-        try await group.shutdownGracefully()
+        try await listener.shutdown()
     }
 }
