@@ -119,14 +119,10 @@ public final class ImageDownloader: Sendable {
         return await withTaskGroup(of: (Int, String, DownloadOutcome).self) { group in
             var running = 0
             func startWhatFits() {
-                // Headroom over the limits: an image being stored holds a task here but no longer
-                // a request slot (the semaphores in `load` keep the network limits exactly).
-                let room = policy.concurrency + storeHeadroom(policy.concurrency) - running
-                let limit = { (origin: String) in
-                    let network = self.originLimits.limit(for: origin)
-                    return network + self.storeHeadroom(network)
-                }
-                for (index, origin) in queue.next(room: room, limit: limit) {
+                // Within the limits exactly: a caller that gives up leaves nothing started that has
+                // not sent its request.
+                let room = policy.concurrency - running
+                for (index, origin) in queue.next(room: room, limit: originLimits.limit(for:)) {
                     let (url, lookup) = (urls[index], known[index])
                     running += 1
                     group.addTask { (index, origin, await self.fetch(url, knownLookup: lookup, preCounted: lookup != nil)) }
@@ -166,12 +162,6 @@ public final class ImageDownloader: Sendable {
     private func cancelledOutcome(for url: WebURL) -> DownloadOutcome {
         DownloadOutcome(url: url.serializedWithoutFragment, localName: store.naming.localName(for: url) ?? "",
                         status: .failed, error: "cancelled")
-    }
-
-    /// How many images beyond a request limit of `limit` may be started: enough to keep the
-    /// network busy while the ones just received are written.
-    private func storeHeadroom(_ limit: Int) -> Int {
-        max(4, limit / 4)
     }
 
     /// Records the HTTP version the origin of `url` answered with elsewhere (say, for the page whose

@@ -17,8 +17,6 @@ struct OriginQueue {
     }
 
     /// Up to `room` images to start now, each within its origin's `limit`, marked as running.
-    /// The caller gives some headroom over the network limit: an image still being written to the
-    /// cache counts as running here, while its request slot is already free for the next one.
     mutating func next(room: Int, limit: (String) -> Int) -> [(index: Int, origin: String)] {
         var started: [(index: Int, origin: String)] = []
         var progressed = true

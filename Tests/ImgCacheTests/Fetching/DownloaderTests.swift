@@ -256,3 +256,64 @@ struct DownloaderOwnDeadlineTests {
         #expect(ContinuousClock.now - started < .seconds(30))
     }
 }
+
+@Suite("Downloader cancellation")
+struct DownloaderCancellationTests {
+    @Test("a fetchAll whose caller gives up starts nothing more; what is in flight carries on; the rest is reported cancelled")
+    func callerCancellation() async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(perHostConcurrency: 2))
+        let urls = (0..<10).map { index in
+            fixture.server.route("/c\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(1)))
+            return WebURL(fixture.server.url("/c\(index).png"))!
+        }
+        let downloader = fixture.downloader
+        let caller = Task { await downloader.fetchAll(urls) }
+        while fixture.server.totalRequests < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        caller.cancel()
+        let outcomes = await caller.value
+        #expect(outcomes.count == 10)
+        #expect(outcomes.filter { $0.status == .downloaded }.count == 2, "the two in flight carried on")
+        #expect(outcomes.filter { $0.error == "cancelled" }.count == 8)
+        #expect(fixture.server.totalRequests == 2)
+        #expect(downloader.outstandingCount == 0)
+        try await fixture.close()
+    }
+
+    @Test("cancelAll ends what is in flight, caches nothing partial, and returns once it has ended")
+    func cancelAllEndsInFlight() async throws {
+        let fixture = try await DownloadFixture.make()
+        fixture.server.route("/slow.png", .drip(bytes: TestImages.png(byteCount: 2_000), interval: .milliseconds(50)))
+        let url = WebURL(fixture.server.url("/slow.png"))!
+        let downloader = fixture.downloader
+        let fetch = Task { await downloader.fetchAll([url]) }
+        while fixture.server.totalRequests < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        await downloader.cancelAll()
+        #expect(downloader.outstandingCount == 0)
+        let outcome = await fetch.value
+        #expect(outcome.first?.status == .failed)
+        #expect(outcome.first?.error == "cancelled")
+        #expect(!fixture.isCached("/slow.png"))
+        try await fixture.close()
+    }
+
+    @Test("two callers asking for the same images share each fetch; the outstanding count counts each image once")
+    func twoCallersShare() async throws {
+        let fixture = try await DownloadFixture.make()
+        let urls = (0..<6).map { index in
+            fixture.server.route("/s\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(500)))
+            return WebURL(fixture.server.url("/s\(index).png"))!
+        }
+        let downloader = fixture.downloader
+        async let first = downloader.fetchAll(urls)
+        while fixture.server.totalRequests < 6 { try await Task.sleep(for: .milliseconds(10)) }
+        async let second = downloader.fetchAll(urls.reversed())
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(downloader.outstandingCount == 6)
+        let (a, b) = await (first, second)
+        #expect(a.allSatisfy { $0.status == .downloaded })
+        #expect(b.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.totalRequests == 6)
+        #expect(downloader.outstandingCount == 0)
+        try await fixture.close()
+    }
+}
