@@ -64,7 +64,12 @@ final class FetchSession: Sendable {
 
     /// Advice for failures a person can fix with an option: certificates from a CA that is not trusted.
     static func hint(for failures: [DownloadOutcome]) -> String? {
-        let untrusted = failures.contains { ($0.error ?? "").contains("TLS certificate") && ($0.error ?? "").contains("trusted") }
+        failures.lazy.compactMap { hint(forReason: $0.error ?? "") }.first
+    }
+
+    /// ``hint(for:)`` for one failure's reason.
+    static func hint(forReason reason: String) -> String? {
+        let untrusted = reason.contains("TLS certificate") && reason.contains("trusted")
         return untrusted ? "to trust a company's or a test server's CA, pass its certificate with --cacert FILE (PEM)" : nil
     }
 

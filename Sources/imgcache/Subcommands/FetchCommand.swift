@@ -46,6 +46,7 @@ struct FetchCommand: AsyncParsableCommand {
                 summaries.append(run.summaryLine)
             } catch let error as PageLoadError {
                 Diagnostics.error(error.description)
+                if let hint = FetchSession.hint(forReason: error.reason) { Diagnostics.note("imgcache: hint: \(hint)") }
                 ioFailed = true
             } catch let error as FileError {
                 Diagnostics.error(error.description)

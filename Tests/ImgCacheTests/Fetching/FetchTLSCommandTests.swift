@@ -84,4 +84,26 @@ struct FetchTLSCommandTests {
         }
         try await server.shutdown()
     }
+
+    @Test("a page whose certificate is refused: exit 1, the page's URL, host and problem, and the hint")
+    func refusedPageCertificate() async throws {
+        let server = try await TestImageServer.start(tls: .expired)
+        server.route("/page.html", .status(200, body: Array("<img src=a.png>".utf8), contentType: "text/html"))
+        let folder = try TemporaryFolder()
+        let expired = try await run(["fetch", server.url("/page.html"), "--out", "out", "--cacert", TestCertificates.caPath], in: folder)
+        #expect(expired.status == 1)
+        #expect(expired.stderr.contains(
+            "imgcache: error: \(server.url("/page.html")): TLS certificate of 127.0.0.1 refused: expired on 2021-01-01"),
+            "\(expired.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/page.html")))
+        try await server.shutdown()
+
+        let untrusted = try await TestImageServer.start(tls: .untrusted)
+        untrusted.route("/page.html", .status(200, body: Array("<img src=a.png>".utf8), contentType: "text/html"))
+        let outcome = try await run(["fetch", untrusted.url("/page.html"), "--out", "out"], in: folder)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("which is not a trusted CA"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("imgcache: hint: "))
+        try await untrusted.shutdown()
+    }
 }
