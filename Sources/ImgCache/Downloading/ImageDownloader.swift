@@ -58,7 +58,10 @@ public final class ImageDownloader: Sendable {
     /// ``fetch(_:)`` for a URL whose cache lookup was just done (by ``fetchAll(_:)``).
     /// `preCounted`: the outstanding count already includes this URL (``fetchAll(_:)`` counts its
     /// queue up front); the count is then handed over to the fetch, or given back.
-    private func fetch(_ url: WebURL, knownLookup: CacheLookup?, preCounted: Bool = false) async -> DownloadOutcome {
+    /// `callerGaveUp`: set when the caller that started the fetch is cancelled; a fetch still
+    /// waiting for a request slot then ends as cancelled instead of sending its request.
+    private func fetch(_ url: WebURL, knownLookup: CacheLookup?, preCounted: Bool = false,
+                       callerGaveUp: CancellationFlag? = nil) async -> DownloadOutcome {
         let key = url.serializedWithoutFragment
         let isCancelled = Task.isCancelled
         let (task, isNew): (Task<DownloadOutcome, Never>?, Bool) = inFlight.withLock { inFlight in
@@ -67,7 +70,8 @@ public final class ImageDownloader: Sendable {
             // A task of its own, so that a caller giving up does not end a fetch others wait for.
             // It leaves the table itself, after it entered it (both under the lock).
             let task = Task {
-                let outcome = await self.load(url, knownLookup: knownLookup, preCounted: preCounted)
+                let outcome = await self.load(url, knownLookup: knownLookup, preCounted: preCounted,
+                                              callerGaveUp: callerGaveUp)
                 self.inFlight.withLock { $0[key] = nil }
                 return outcome
             }
@@ -116,38 +120,57 @@ public final class ImageDownloader: Sendable {
         counter.add(remaining.count { known[$0] != nil })
 
         var queue = OriginQueue(remaining.map { (index: $0, origin: OriginLimits.origin(of: urls[$0])) })
-        return await withTaskGroup(of: (Int, String, DownloadOutcome).self) { group in
-            var running = 0
-            func startWhatFits() {
-                // Within the limits exactly: a caller that gives up leaves nothing started that has
-                // not sent its request.
-                let room = policy.concurrency - running
-                for (index, origin) in queue.next(room: room, limit: originLimits.limit(for:)) {
-                    let (url, lookup) = (urls[index], known[index])
-                    running += 1
-                    group.addTask { (index, origin, await self.fetch(url, knownLookup: lookup, preCounted: lookup != nil)) }
-                }
-            }
-            func settle(_ index: Int, _ outcome: DownloadOutcome) {
-                for same in sameURL[urls[index].serializedWithoutFragment] ?? [index] { outcomes[same] = outcome }
-            }
-            startWhatFits()
-            while let (index, origin, outcome) = await group.next() {
-                settle(index, outcome)
-                running -= 1
-                queue.finished(origin)
-                if Task.isCancelled {
-                    // The caller gave up: the rest are not started.
-                    for index in queue.drain() {
-                        if known[index] != nil { counter.decrement() }
-                        settle(index, finish(cancelledOutcome(for: urls[index])))
+        let gaveUp = CancellationFlag()
+        return await withTaskCancellationHandler {
+            await withTaskGroup(of: (Int, String, DownloadOutcome).self) { group in
+                var running = 0
+                func startWhatFits() {
+                    // A little over the limits: an image being written to the cache holds a task
+                    // here but no longer a request slot (the semaphores in `load` keep the network
+                    // limits exactly), so the next request goes out while it is written.
+                    let room = policy.concurrency + storeHeadroom(policy.concurrency) - running
+                    let limit = { (origin: String) in
+                        let network = self.originLimits.limit(for: origin)
+                        return network + self.storeHeadroom(network)
                     }
-                } else {
-                    startWhatFits()
+                    for (index, origin) in queue.next(room: room, limit: limit) {
+                        let (url, lookup) = (urls[index], known[index])
+                        running += 1
+                        group.addTask {
+                            (index, origin, await self.fetch(url, knownLookup: lookup, preCounted: lookup != nil, callerGaveUp: gaveUp))
+                        }
+                    }
                 }
+                func settle(_ index: Int, _ outcome: DownloadOutcome) {
+                    for same in sameURL[urls[index].serializedWithoutFragment] ?? [index] { outcomes[same] = outcome }
+                }
+                startWhatFits()
+                while let (index, origin, outcome) = await group.next() {
+                    settle(index, outcome)
+                    running -= 1
+                    queue.finished(origin)
+                    if Task.isCancelled {
+                        // The caller gave up: the rest are not started (and those still waiting
+                        // for a request slot end without sending theirs).
+                        for index in queue.drain() {
+                            if known[index] != nil { counter.decrement() }
+                            settle(index, finish(cancelledOutcome(for: urls[index])))
+                        }
+                    } else {
+                        startWhatFits()
+                    }
+                }
+                return outcomes.compactMap { $0 }
             }
-            return outcomes.compactMap { $0 }
+        } onCancel: {
+            gaveUp.set()
         }
+    }
+
+    /// How many images beyond a request limit of `limit` ``fetchAll(_:)`` starts: enough to keep
+    /// the network busy while the images just received are written.
+    private func storeHeadroom(_ limit: Int) -> Int {
+        max(4, limit / 4)
     }
 
     /// Cancels every download under way and returns once they have all ended, so that no write
@@ -180,7 +203,8 @@ public final class ImageDownloader: Sendable {
 
     // MARK: - One image
 
-    private func load(_ url: WebURL, knownLookup: CacheLookup?, preCounted: Bool = false) async -> DownloadOutcome {
+    private func load(_ url: WebURL, knownLookup: CacheLookup?, preCounted: Bool = false,
+                      callerGaveUp: CancellationFlag? = nil) async -> DownloadOutcome {
         // A unit counted up front is given back however this ends.
         defer { if preCounted { counter.decrement() } }
         let urlString = url.serializedWithoutFragment
@@ -212,6 +236,11 @@ public final class ImageDownloader: Sendable {
         let hostLimit = originLimits.semaphore(for: OriginLimits.origin(of: url))
         await hostLimit.wait()
         await globalLimit.wait()
+        if callerGaveUp?.isSet == true {
+            globalLimit.signal()
+            hostLimit.signal()
+            return finish(outcome(.failed, error: "cancelled"))
+        }
         let result = await request(url, stale: lookup.metadata)
         // The limits bound requests on the network: storing the image does not hold a slot, so
         // the next request goes out while this one is written.

@@ -17,6 +17,8 @@ struct OriginQueue {
     }
 
     /// Up to `room` images to start now, each within its origin's `limit`, marked as running.
+    /// (The caller's limits may be a little over the request limits: an image still being written
+    /// to the cache counts as running here while its request slot is already free.)
     mutating func next(room: Int, limit: (String) -> Int) -> [(index: Int, origin: String)] {
         var started: [(index: Int, origin: String)] = []
         var progressed = true
