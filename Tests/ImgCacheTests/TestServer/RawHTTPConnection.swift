@@ -167,6 +167,20 @@ final class RawHTTPConnection {
 }
 
 /// Runs blocking work on a GCD thread so the cooperative pool stays free.
+extension RawHTTPConnection {
+    /// Whether connecting to `port` on 127.0.0.1 is refused (nothing listens there any more).
+    static func isRefused(port: Int) async throws -> Bool {
+        try await runBlocking {
+            do {
+                _ = try RawHTTPConnection(port: port)
+                return false
+            } catch RawHTTPConnection.Failure.posix(let code) {
+                return code == ECONNREFUSED
+            }
+        }
+    }
+}
+
 func runBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async {

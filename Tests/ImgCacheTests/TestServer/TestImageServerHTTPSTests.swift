@@ -7,14 +7,7 @@ private func withHTTPSServer(
     _ identity: TestTLSIdentity = .valid, http2: Bool = true, maxConcurrentStreams: Int = 128,
     _ body: (TestImageServer) async throws -> Void
 ) async throws {
-    let server = try await TestImageServer.start(tls: identity, http2: http2, maxConcurrentStreams: maxConcurrentStreams)
-    do {
-        try await body(server)
-    } catch {
-        try await server.shutdown()
-        throw error
-    }
-    try await server.shutdown()
+    try await withServer(tls: identity, http2: http2, maxConcurrentStreams: maxConcurrentStreams, body)
 }
 
 /// What curl asks for: `--http2` offers h2 and http/1.1 in ALPN, `--http1.1` only http/1.1.

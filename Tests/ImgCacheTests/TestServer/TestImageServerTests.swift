@@ -25,9 +25,12 @@ private func fetch(
     return (data, response as! HTTPURLResponse)
 }
 
-/// Starts a server, runs `body`, and always shuts the server down.
-private func withServer(_ body: (TestImageServer) async throws -> Void) async throws {
-    let server = try await TestImageServer.start()
+/// Starts a server (plain HTTP unless `tls` is given), runs `body`, and always shuts the server down.
+func withServer(
+    tls: TestTLSIdentity? = nil, http2: Bool = true, maxConcurrentStreams: Int = 128,
+    _ body: (TestImageServer) async throws -> Void
+) async throws {
+    let server = try await TestImageServer.start(tls: tls, http2: http2, maxConcurrentStreams: maxConcurrentStreams)
     do {
         try await body(server)
     } catch {
@@ -394,14 +397,6 @@ struct TestImageServerTests {
         }
         try await server.shutdown()
         try await server.shutdown()
-        let refused = try await runBlocking { () -> Bool in
-            do {
-                _ = try RawHTTPConnection(port: port)
-                return false
-            } catch RawHTTPConnection.Failure.posix(let code) {
-                return code == ECONNREFUSED
-            }
-        }
-        #expect(refused)
+        #expect(try await RawHTTPConnection.isRefused(port: port))
     }
 }

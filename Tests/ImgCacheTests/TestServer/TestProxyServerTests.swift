@@ -191,15 +191,7 @@ struct TestProxyServerTests {
         try await proxy.shutdown()
         let closed = try await runBlocking { (try? connection.value.receiveSome()) == [] }
         #expect(closed)
-        let refused = try await runBlocking { () -> Bool in
-            do {
-                _ = try RawHTTPConnection(port: port)
-                return false
-            } catch RawHTTPConnection.Failure.posix(let code) {
-                return code == ECONNREFUSED
-            }
-        }
-        #expect(refused)
+        #expect(try await RawHTTPConnection.isRefused(port: port))
         try await origin.shutdown()
     }
 }
