@@ -1,6 +1,5 @@
 public import ImgCache
 import AsyncHTTPClient
-import Foundation
 import NIOCore
 import NIOSSL
 #if canImport(Glibc)
@@ -147,7 +146,8 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         do {
             return try await Self.exchange(request, on: client, deadline: NIODeadline.now() + TimeAmount(remaining))
         } catch {
-            if let problem = CertificateProblem(error), let (host, port) = Self.hostAndPort(of: request.url) {
+            if let problem = CertificateProblem(error), let target = URLAuthority(request.url) {
+                let host = target.host
                 let reason: String
                 if case .tunnelled = route {
                     // Seen from here the server may present another certificate than through the
@@ -156,7 +156,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
                         ? "issued for another host name (through the proxy)"
                         : "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)"
                 } else {
-                    reason = await diagnosis.reason(host: host, port: port, hostnameMismatch: problem == .hostname)
+                    reason = await diagnosis.reason(host: host, port: target.port, hostnameMismatch: problem == .hostname)
                 }
                 throw TransportError.certificate(host: host, reason: reason)
             }
@@ -186,13 +186,6 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         let endpoint = ProxySettings.Endpoint(host: host, port: port)
         if isHTTPS { return tunnelled[endpoint].map(Route.tunnelled) ?? .direct }
         return forwarded[endpoint].map(Route.forwarded) ?? .direct
-    }
-
-    /// The host and port a URL's connection goes to.
-    private static func hostAndPort(of url: String) -> (String, Int)? {
-        guard let parsed = URL(string: url), let host = parsed.host else { return nil }
-        let unbracketed = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return (unbracketed, parsed.port ?? (parsed.scheme?.lowercased() == "https" ? 443 : 80))
     }
 
     /// Sends the request and collects the response. The deadline covers the whole exchange:

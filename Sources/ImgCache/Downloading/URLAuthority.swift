@@ -2,17 +2,18 @@
 /// proxy decisions are pure and behave the same on every platform.
 ///
 /// Only what proxy selection needs: no percent-decoding, no IDNA (callers hand in URLs that are
-/// already serialised, so hosts are ASCII).
-struct URLAuthority: Equatable, Sendable {
+/// already serialised, so hosts are ASCII). Visible to the package's transports, which connect
+/// to the same host and port.
+package struct URLAuthority: Equatable, Sendable {
     /// `"http"` or `"https"`, lowercased.
-    var scheme: String
+    package var scheme: String
     /// Lowercased, without IPv6 brackets or a trailing dot.
-    var host: String
+    package var host: String
     /// The explicit port, or the scheme's default (80, 443).
-    var port: Int
+    package var port: Int
 
     /// Parses `url`; nil unless it is an absolute http(s) URL with a host and a valid port.
-    init?(_ url: String) {
+    package init?(_ url: String) {
         guard let separator = url.range(of: "://") else { return nil }
         let scheme = url[..<separator.lowerBound].lowercased()
         let defaultPort: Int
