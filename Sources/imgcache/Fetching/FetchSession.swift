@@ -43,8 +43,8 @@ final class FetchSession: Sendable {
         do {
             transport = try AsyncHTTPClientTransport(trust: settings.trust, proxy: settings.proxy,
                                                      maxConnectionsPerHost: settings.downloadPolicy.perHostConcurrency)
-        } catch {
-            let option = settings.trust.additionalCAFiles.contains { "\(error)".hasPrefix($0 + ":") } ? "--cacert" : "SSL_CERT_FILE/SSL_CERT_DIR"
+        } catch let error as CertificateTrustError {
+            let option = settings.trust.additionalCAFiles.contains(error.path) ? "--cacert" : "SSL_CERT_FILE/SSL_CERT_DIR"
             throw StartError(description: "\(option) \(error)")
         }
         let style = settings.rewriteOptions.referenceStyle
