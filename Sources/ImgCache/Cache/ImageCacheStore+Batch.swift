@@ -37,28 +37,20 @@ extension ImageCacheStore {
         }
         struct Staged {
             let localName: String
-            let imagePath: String
             let sha256: String
             let file: StagedImageFile?
         }
         var results = [Result<CacheEntryMetadata, any Error>?](repeating: nil, count: images.count)
-        var staged: [Int: Staged] = [:]
+        var staged: [(position: Int, item: Staged)] = []
         for (position, image) in images.enumerated() {
-            let urlString = image.url.serializedWithoutFragment
             guard let localName = localName(for: image.url) else {
-                results[position] = .failure(ImageCacheError.noLocalName(url: urlString))
+                results[position] = .failure(ImageCacheError.noLocalName(url: image.url.serializedWithoutFragment))
                 continue
             }
-            let imagePath = layout.imagePath(localName)
-            // As in the single store: a missing folder shows up as a failed write, mended below.
-            let file = try? StagedImageFile.write(image.bytes, for: imagePath, durable: policy.durableWrites)
-            staged[position] = Staged(localName: localName, imagePath: imagePath,
-                                      sha256: CacheContentDigest.sha256Hex(image.bytes), file: file)
-        }
-        if staged.values.contains(where: { $0.file == nil }) {
-            for item in staged.values where item.file == nil {
-                try? CacheFileSystem.createFolder(at: layout.subfolderPath(item.localName) ?? layout.folder)
-            }
+            // A failure here (a folder that cannot be made) is met again, as this image's own, by
+            // `place` under the lock.
+            let file = (try? stage(image.bytes, localName: localName)) ?? nil
+            staged.append((position, Staged(localName: localName, sha256: CacheContentDigest.sha256Hex(image.bytes), file: file)))
         }
 
         do {
@@ -66,22 +58,10 @@ extension ImageCacheStore {
                 var records: [CacheIndexRecord] = []
                 var placed: [(position: Int, metadata: CacheEntryMetadata)] = []
                 let time = CacheIndexRecord.storable(now)
-                for (position, item) in staged.sorted(by: { $0.key < $1.key }) {
+                for (position, item) in staged {
                     let image = images[position]
                     do {
-                        let status: FileStatus
-                        if let file = item.file, file.place(at: item.imagePath) == 0 {
-                            status = file.status
-                        } else {
-                            // As in the single store: written again under the lock, where neither
-                            // a missing folder nor a concurrent `clear` can recur.
-                            try CacheFileSystem.createFolder(at: layout.subfolderPath(item.localName) ?? layout.folder)
-                            let retry = try StagedImageFile.write(image.bytes, for: item.imagePath, durable: policy.durableWrites)
-                            let failure = retry.place(at: item.imagePath)
-                            guard failure == 0 else { throw FileError(path: item.imagePath, errno: failure) }
-                            status = retry.status
-                        }
-                        if policy.durableWrites { CacheFileSystem.syncFolder(containing: item.imagePath) }
+                        let status = try place(item.file, bytes: image.bytes, localName: item.localName)
                         let metadata = CacheEntryMetadata(
                             url: image.url.serializedWithoutFragment, localName: item.localName,
                             contentType: image.contentType, byteCount: image.bytes.count, sha256: item.sha256,
@@ -96,6 +76,8 @@ extension ImageCacheStore {
                 do {
                     try session.record(records)
                 } catch {
+                    // As in the single store: the images are in place but their records are not,
+                    // so give the space back now.
                     for (position, metadata) in placed {
                         unlink(layout.imagePath(metadata.localName))
                         results[position] = .failure(error)
@@ -106,8 +88,10 @@ extension ImageCacheStore {
             }
         } catch {
             // The lock could not be taken: nothing was placed or recorded.
-            for position in results.indices where results[position] == nil { results[position] = .failure(error) }
+            for (position, _) in staged where results[position] == nil { results[position] = .failure(error) }
         }
-        return results.map { $0 ?? .failure(ImageCacheError.noLocalName(url: "")) }
+        // Every position was given its result above: a missing name, a failed placing, the
+        // record, or the lock.
+        return results.map { $0! }
     }
 }

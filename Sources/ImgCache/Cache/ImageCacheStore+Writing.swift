@@ -41,29 +41,10 @@ extension ImageCacheStore {
         }
         let sha256 = CacheContentDigest.sha256Hex(bytes)
         let imagePath = layout.imagePath(localName)
-        let folder = layout.subfolderPath(localName) ?? layout.folder
-        // Fails when the folder is missing (a fan-out subfolder not made yet, or a folder someone
-        // deleted), which is then created and the write done again under the lock. Not checked
-        // first: that cost a few `stat`s per image for a case that almost never happens.
-        let staged = try? StagedImageFile.write(bytes, for: imagePath, durable: policy.durableWrites)
-        // The lock file lives in the cache folder too.
-        if staged == nil { try CacheFileSystem.createFolder(at: folder) }
+        let staged = try stage(bytes, localName: localName)
 
         return try withExclusiveAccess { session in
-            let image: FileStatus
-            if let staged, staged.place(at: imagePath) == 0 {
-                image = staged.status
-            } else {
-                // The unlocked write failed, or a `clear` in another process removed its temporary
-                // file before we got the lock. Neither can recur while we hold the lock, so write
-                // again; a second failure is a real one.
-                try CacheFileSystem.createFolder(at: folder)
-                let retry = try StagedImageFile.write(bytes, for: imagePath, durable: policy.durableWrites)
-                let failure = retry.place(at: imagePath)
-                guard failure == 0 else { throw FileError(path: imagePath, errno: failure) }
-                image = retry.status
-            }
-            if policy.durableWrites { CacheFileSystem.syncFolder(containing: imagePath) }
+            let image = try place(staged, bytes: bytes, localName: localName)
             let time = CacheIndexRecord.storable(now)
             let metadata = CacheEntryMetadata(
                 url: urlString, localName: localName, contentType: contentType,
@@ -84,6 +65,39 @@ extension ImageCacheStore {
             if let cap = policy.maxTotalBytes { _ = try? session.evict(toFit: cap, protecting: localName) }
             return metadata
         }
+    }
+
+    /// Writes an image to an unnamed (or temporary) file in its folder, outside the folder lock, so
+    /// that concurrent stores overlap their writes. Nil when that failed because the folder is
+    /// missing (a fan-out subfolder not made yet, or a folder someone deleted): the folder is then
+    /// created here and ``place(_:bytes:localName:)`` writes again under the lock. Not checked
+    /// first: that cost a few `stat`s per image for a case that almost never happens.
+    func stage(_ bytes: [UInt8], localName: String) throws -> StagedImageFile? {
+        let staged = try? StagedImageFile.write(bytes, for: layout.imagePath(localName), durable: policy.durableWrites)
+        // The lock file lives in the cache folder too.
+        if staged == nil { try CacheFileSystem.createFolder(at: layout.subfolderPath(localName) ?? layout.folder) }
+        return staged
+    }
+
+    /// Links a staged image into place, or writes it again when there is none; call with the
+    /// folder lock held. Returns the image file's status.
+    func place(_ staged: StagedImageFile?, bytes: [UInt8], localName: String) throws -> FileStatus {
+        let imagePath = layout.imagePath(localName)
+        let image: FileStatus
+        if let staged, staged.place(at: imagePath) == 0 {
+            image = staged.status
+        } else {
+            // The unlocked write failed, or a `clear` in another process removed its temporary
+            // file before we got the lock. Neither can recur while we hold the lock, so write
+            // again; a second failure is a real one.
+            try CacheFileSystem.createFolder(at: layout.subfolderPath(localName) ?? layout.folder)
+            let retry = try StagedImageFile.write(bytes, for: imagePath, durable: policy.durableWrites)
+            let failure = retry.place(at: imagePath)
+            guard failure == 0 else { throw FileError(path: imagePath, errno: failure) }
+            image = retry.status
+        }
+        if policy.durableWrites { CacheFileSystem.syncFolder(containing: imagePath) }
+        return image
     }
 
     /// Records a `304 Not Modified`: the cached bytes are still right. Restarts the freshness
