@@ -20,12 +20,13 @@ public enum HTTPVersion: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// The version named by an ALPN protocol identifier or `URLSessionTaskMetrics.networkProtocolName`
     /// (`"h2"`, `"h3"`, `"http/1.1"`, …); nil for anything else.
     public init?(protocolName: String) {
-        switch protocolName.lowercased() {
+        let name = protocolName.lowercased()
+        switch name {
         case "http/1.0", "http/1.1": self = .http1
         case "h2", "h2c", "http/2", "http/2.0": self = .http2
         case "h3", "http/3": self = .http3
         default:
-            guard protocolName.lowercased().hasPrefix("h3-") else { return nil }  // drafts, e.g. "h3-29"
+            guard name.hasPrefix("h3-") else { return nil }  // drafts, e.g. "h3-29"
             self = .http3
         }
     }

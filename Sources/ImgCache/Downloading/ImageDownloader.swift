@@ -205,8 +205,10 @@ public final class ImageDownloader: Sendable {
 
     private func load(_ url: WebURL, knownLookup: CacheLookup?, preCounted: Bool = false,
                       callerGaveUp: CancellationFlag? = nil) async -> DownloadOutcome {
-        // A unit counted up front is given back however this ends.
-        defer { if preCounted { counter.decrement() } }
+        // Whether this image holds a unit of the outstanding count: one counted up front is held from
+        // the start, otherwise one is taken when the network is needed. Given back however this ends.
+        var counted = preCounted
+        defer { if counted { counter.decrement() } }
         let urlString = url.serializedWithoutFragment
         guard let localName = store.naming.localName(for: url) else {
             return finish(DownloadOutcome(url: urlString, localName: "", status: .failed, error: "not an http(s) image URL"))
@@ -230,8 +232,10 @@ public final class ImageDownloader: Sendable {
             return finish(outcome(.cached, metadata))
         }
 
-        if !preCounted { counter.increment() }
-        defer { if !preCounted { counter.decrement() } }
+        if !counted {
+            counter.increment()
+            counted = true
+        }
         onEvent?(.started(url: urlString, localName: localName))
         let hostLimit = originLimits.semaphore(for: OriginLimits.origin(of: url))
         await hostLimit.wait()
