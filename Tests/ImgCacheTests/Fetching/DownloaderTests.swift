@@ -263,7 +263,7 @@ struct DownloaderCancellationTests {
     func callerCancellation() async throws {
         let fixture = try await DownloadFixture.make(policy: DownloadPolicy(perHostConcurrency: 2))
         let urls = (0..<10).map { index in
-            fixture.server.route("/c\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(1)))
+            fixture.server.route("/c\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(3)))
             return WebURL(fixture.server.url("/c\(index).png"))!
         }
         let downloader = fixture.downloader
@@ -299,8 +299,10 @@ struct DownloaderCancellationTests {
     @Test("two callers asking for the same images share each fetch; the outstanding count counts each image once")
     func twoCallersShare() async throws {
         let fixture = try await DownloadFixture.make()
+        // Long enough that none has answered when the count is read, even on a loaded CI machine
+        // (500 ms was not: one image had landed before the check).
         let urls = (0..<6).map { index in
-            fixture.server.route("/s\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(500)))
+            fixture.server.route("/s\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(3)))
             return WebURL(fixture.server.url("/s\(index).png"))!
         }
         let downloader = fixture.downloader
