@@ -11,6 +11,12 @@ public enum EncodingSource: String, Sendable {
     case utf8Detection
     /// Nothing declared the encoding and the bytes are not UTF-8 with non-ASCII: windows-1252.
     case defaultEncoding
+    /// A stylesheet's `@charset "…";` rule at its very start.
+    case charsetRule
+    /// A stylesheet without BOM or `@charset`: the encoding of the page that links it.
+    case referringDocument
+    /// A stylesheet without BOM, `@charset` or linking page: UTF-8, as CSS says.
+    case cssDefault
 }
 
 /// The outcome of ``EncodingSniffer/sniff(_:transportLabel:)``.

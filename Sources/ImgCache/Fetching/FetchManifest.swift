@@ -2,23 +2,31 @@ public import Foundation
 
 /// What `imgcache fetch` did, written beside the pages as JSON.
 public struct FetchManifest: Sendable, Codable {
-    /// One page that was processed.
+    /// One page or stylesheet that was processed.
     public struct Page: Sendable, Codable {
         /// The input: a file path or a URL.
         public var input: String
-        /// Where the rewritten page was written.
+        /// `page` or `stylesheet`.
+        public var kind: SiteTree.FileKind
+        /// Where the rewritten file was written.
         public var output: String
-        /// The URL relative references were resolved against, if any.
+        /// The URL relative references were resolved against, if any (a stylesheet's own URL).
         public var pageURL: String?
-        /// One entry per image reference in the page, in document order.
+        /// One entry per image reference in the file, in document order.
         public var references: [Entry]
+        /// The absolute URLs of the stylesheets a page links (`<link rel=stylesheet>`), when it
+        /// links any; their images are listed under their own records.
+        public var stylesheets: [String]?
 
-        /// Creates a page record.
-        public init(input: String, output: String, pageURL: String?, references: [Entry]) {
+        /// Creates a record.
+        public init(input: String, kind: SiteTree.FileKind = .page, output: String, pageURL: String?,
+                    references: [Entry], stylesheets: [String]? = nil) {
             self.input = input
+            self.kind = kind
             self.output = output
             self.pageURL = pageURL
             self.references = references
+            self.stylesheets = stylesheets
         }
     }
 
@@ -40,20 +48,53 @@ public struct FetchManifest: Sendable, Codable {
         public var contentType: String?
         /// Why it failed or was skipped.
         public var error: String?
+        /// The image's file name inside the cache folder, when it is there.
+        public var localName: String?
+
+        /// Creates an entry.
+        public init(kind: String, original: String, url: String?, localPath: String?, status: DownloadStatus, bytes: Int,
+                    contentType: String?, error: String?, localName: String? = nil) {
+            self.kind = kind
+            self.original = original
+            self.url = url
+            self.localPath = localPath
+            self.status = status
+            self.bytes = bytes
+            self.contentType = contentType
+            self.error = error
+            self.localName = localName
+        }
     }
 
     /// When the run finished.
     public var generatedAt: Date
     /// The cache folder.
     public var cacheDirectory: String
-    /// The pages, in the order given.
+    /// The pages and stylesheets, in the order given (a site folder's files by path).
     public var pages: [Page]
+    /// The site-wide map: every image that is in the cache, by absolute URL, to its file name
+    /// inside ``cacheDirectory`` (a path, with `--fan-out`). An app can load it to serve the
+    /// images through a custom URL scheme or to check what is cached.
+    public var images: [String: String]
 
-    /// Creates a manifest.
-    public init(generatedAt: Date = Date(), cacheDirectory: String, pages: [Page] = []) {
+    /// Creates a manifest; `images` is gathered from the pages' references when not given.
+    public init(generatedAt: Date = Date(), cacheDirectory: String, pages: [Page] = [], images: [String: String]? = nil) {
         self.generatedAt = generatedAt
         self.cacheDirectory = cacheDirectory
         self.pages = pages
+        self.images = images ?? Self.imageMap(of: pages)
+    }
+
+    /// Every cached image the pages refer to, by absolute URL, to its name in the cache folder.
+    public static func imageMap(of pages: [Page]) -> [String: String] {
+        var map: [String: String] = [:]
+        for page in pages {
+            for entry in page.references where entry.status != .failed && entry.status != .skipped {
+                guard let url = entry.url, let name = entry.localName else { continue }
+                map[url] = name
+            }
+        }
+        return map
     }
 
     /// Pretty, key-sorted JSON with ISO-8601 dates: what `JSONEncoder` with `.prettyPrinted`,
@@ -65,12 +106,17 @@ public struct FetchManifest: Sendable, Codable {
         out.open()
         out.field("cacheDirectory", string: cacheDirectory)
         out.field("generatedAt", string: generatedAt.formatted(.iso8601))
+        out.key("images")
+        out.open()
+        for url in images.keys.sorted() { out.field(url, string: images[url]!) }
+        out.close()
         out.key("pages")
         out.openArray()
         for page in pages {
             out.element()
             out.open()
             out.field("input", string: page.input)
+            out.field("kind", string: page.kind.rawValue)
             out.field("output", string: page.output)
             if let pageURL = page.pageURL { out.field("pageURL", string: pageURL) }
             out.key("references")
@@ -82,6 +128,7 @@ public struct FetchManifest: Sendable, Codable {
                 if let contentType = entry.contentType { out.field("contentType", string: contentType) }
                 if let error = entry.error { out.field("error", string: error) }
                 out.field("kind", string: entry.kind)
+                if let localName = entry.localName { out.field("localName", string: localName) }
                 if let localPath = entry.localPath { out.field("localPath", string: localPath) }
                 out.field("original", string: entry.original)
                 out.field("status", string: entry.status.rawValue)
@@ -89,6 +136,15 @@ public struct FetchManifest: Sendable, Codable {
                 out.close()
             }
             out.closeArray()
+            if let stylesheets = page.stylesheets {
+                out.key("stylesheets")
+                out.openArray()
+                for stylesheet in stylesheets {
+                    out.element()
+                    out.string(stylesheet)
+                }
+                out.closeArray()
+            }
             out.close()
         }
         out.closeArray()
@@ -105,7 +161,8 @@ public struct FetchManifest: Sendable, Codable {
             if outcome == nil { error = reference.skipReason?.rawValue ?? "not downloaded" }
             return Entry(kind: reference.kind.rawValue, original: reference.original, url: reference.url,
                          localPath: reference.localPath, status: status, bytes: outcome?.byteCount ?? 0,
-                         contentType: outcome?.contentType, error: error)
+                         contentType: outcome?.contentType, error: error,
+                         localName: outcome?.isCached == true ? outcome?.localName : nil)
         }
     }
 }

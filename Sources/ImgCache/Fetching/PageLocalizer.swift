@@ -11,7 +11,17 @@ public struct PageLocalization: Sendable {
     }
 }
 
+/// What kind of file a ``PageLocalizer`` is given.
+public enum LocalizedDocument: Sendable, Equatable {
+    /// An HTML page.
+    case page
+    /// A stylesheet (`.css`); `referringEncoding` is the encoding of a page that links it, for a
+    /// file with neither a byte order mark nor `@charset`.
+    case stylesheet(referringEncoding: HTMLEncoding?)
+}
+
 /// The page pipeline: find a page's images, download them into the cache, rewrite the page.
+/// Stylesheets go through it the same way.
 public struct PageLocalizer: Sendable {
     /// Finds and rewrites references.
     public let rewriter: ImageRewriter
@@ -28,18 +38,19 @@ public struct PageLocalizer: Sendable {
     /// - Parameters:
     ///   - page: the page's bytes.
     ///   - pageURL: the page's URL, for relative references.
+    ///   - document: a page (the default) or a stylesheet.
     ///   - mode: `.build` rewrites once the downloads are done, keeping failed images remote;
     ///     `.live` rewrites everything first and calls `pageReady` before downloading.
     ///   - imagesFound: told how many distinct images the page has, before any is fetched.
     ///   - pageReady: receives the rewritten page as soon as it is final for the mode.
     public func localize(
-        _ page: [UInt8], pageURL: WebURL?, mode: FetchMode,
+        _ page: [UInt8], pageURL: WebURL?, document: LocalizedDocument = .page, mode: FetchMode,
         imagesFound: (@Sendable (Int) -> Void)? = nil,
         pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
     ) async throws -> PageLocalization {
         // One parse when every image ends up cached (always so in live mode): the page rewritten
         // in full also lists the references. Build mode parses again only to keep failures remote.
-        let full = rewriter.rewrite(page, pageURL: pageURL)
+        let full = Self.rewrite(page, pageURL: pageURL, document: document, with: rewriter)
         var seen: Set<String> = []
         let urls = full.references.compactMap { reference -> WebURL? in
             guard reference.rewritten, let url = reference.url, seen.insert(url).inserted else { return nil }
@@ -60,8 +71,16 @@ public struct PageLocalizer: Sendable {
         options.shouldRewrite = { url, name in
             cached.contains(url.serializedWithoutFragment) && (previous?(url, name) ?? true)
         }
-        let rewritten = ImageRewriter(options: options).rewrite(page, pageURL: pageURL)
+        let rewritten = Self.rewrite(page, pageURL: pageURL, document: document, with: ImageRewriter(options: options))
         try await pageReady?(rewritten)
         return PageLocalization(page: rewritten, outcomes: outcomes)
+    }
+
+    private static func rewrite(_ bytes: [UInt8], pageURL: WebURL?, document: LocalizedDocument,
+                                with rewriter: ImageRewriter) -> RewriteResult {
+        switch document {
+        case .page: rewriter.rewrite(bytes, pageURL: pageURL)
+        case .stylesheet(let referringEncoding): rewriter.rewriteStylesheet(bytes, url: pageURL, referringEncoding: referringEncoding)
+        }
     }
 }

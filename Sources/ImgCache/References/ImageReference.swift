@@ -26,6 +26,8 @@ public struct ImageReference: Sendable, Hashable, Codable {
         case styleElement = "style-element"
         /// A lazy-loading attribute such as `data-src` or a `data-srcset` candidate.
         case lazyAttribute = "lazy-attribute"
+        /// A CSS `url()` or `image-set()` URL in a stylesheet file.
+        case stylesheet
     }
 
     /// Why a reference was left as it was.
@@ -46,6 +48,9 @@ public struct ImageReference: Sendable, Hashable, Codable {
         case declined
         /// Inside markup that browsers treat as text (`textarea`, `title`, `iframe`, …).
         case inertMarkup = "inert-markup"
+        /// A file the site already ships beside the page (``RewriteOptions/isSiteFile``): it is
+        /// there offline as it is, so it is neither downloaded nor rewritten.
+        case siteFile = "site-file"
     }
 
     /// The kind of markup the URL was found in.

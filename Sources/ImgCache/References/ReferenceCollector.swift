@@ -19,6 +19,8 @@ final class ReferenceCollector: HTMLScanHandler {
 
     /// Image URLs, and the `@import` URLs of CSS (with a nil kind), in document order.
     private(set) var urlSlots: [URLSlot] = []
+    /// The `href`s of `<link rel=stylesheet>`, as written (decoded), in document order.
+    private(set) var stylesheetHrefs: [String] = []
     /// The first `<base>` with an `href`: its value's slot.
     private(set) var baseHref: URLSlot?
     /// Elements with URL attributes, to make absolute if a `<base>` must be neutralised; lexed
@@ -124,6 +126,8 @@ final class ReferenceCollector: HTMLScanHandler {
                 let isImagePreload = rel.contains("preload") && attributeText(value("as")).lowercased() == "image"
                 if attributeName == "href", isIcon {
                     kind = .linkIcon
+                } else if attributeName == "href", rel.contains("stylesheet"), !inert {
+                    stylesheetHrefs.append(attributeText(attribute))
                 } else if isImagePreload {
                     kind = .linkPreload
                     isSrcset = attributeName == "imagesrcset"

@@ -54,7 +54,8 @@ public struct ImageRewriter: Sendable {
         releaseFreedMemory(afterPageOf: working.count)
         guard splice, analysis.rewrittenCount > 0 else {
             return RewriteResult(bytes: page, references: analysis.references, encoding: encoding,
-                                 encodingSource: sniffed.source, warnings: warnings)
+                                 encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets,
+                                 warnings: warnings)
         }
         var output = working.withUnsafeBufferPointer {
             PageSplicer.splice($0, references: analysis.references, prefix: options.referenceStyle.prefix, edits: analysis.edits)
@@ -63,12 +64,13 @@ public struct ImageRewriter: Sendable {
             guard let back = TextCodec.transcodeFromUTF8(output, to: encoding) else {
                 warnings.append("The rewritten page could not be converted back to \(encoding); it was left unchanged.")
                 return RewriteResult(bytes: page, references: analysis.references.map(\.notRewritten), encoding: encoding,
-                                     encodingSource: sniffed.source, warnings: warnings)
+                                     encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets,
+                                     warnings: warnings)
             }
             output = back
         }
         return RewriteResult(bytes: output, references: analysis.references, encoding: encoding,
-                             encodingSource: sniffed.source, warnings: warnings)
+                             encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets, warnings: warnings)
     }
 
     /// Hands the memory the scan used (libxml2's copy of the page, the slots) back to the system
@@ -85,6 +87,7 @@ public struct ImageRewriter: Sendable {
         var edits: [ByteEdit] = []
         var rewrittenCount = 0
         var warnings: [String] = []
+        var linkedStylesheets: [String] = []
     }
 
     private func analyse(_ page: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, pageURL: WebURL?) -> Analysis {
@@ -101,6 +104,13 @@ public struct ImageRewriter: Sendable {
             analysis.warnings.append("The page's <base href=\"\(baseText)\"> could not be resolved\(pageURL == nil ? " without a page URL" : "").")
         }
 
+        analysis.linkedStylesheets = collector.stylesheetHrefs.compactMap { href in
+            switch resolver.resolve(href) {
+            case .resolvedHTTP(let url): url
+            case .resolved(let url): url.serializedWithoutFragment
+            case .relativeWithoutBase, .invalid: nil
+            }
+        }
         var unresolvedRelative = 0
         var rewrittenStarts: Set<Int> = []
         let prefix = options.referenceStyle.prefix
@@ -139,7 +149,7 @@ public struct ImageRewriter: Sendable {
     }
 
     /// What a URL text resolves to and the cache name it would get: the same for every slot with that text.
-    private struct Resolution {
+    struct Resolution {
         var url: String?
         var name: LocalName?
         var skip: ImageReference.SkipReason?
@@ -156,7 +166,7 @@ public struct ImageRewriter: Sendable {
         }
     }
 
-    private func resolve(_ text: String, resolver: URLResolver) -> Resolution {
+    func resolve(_ text: String, resolver: URLResolver) -> Resolution {
         guard !text.isEmpty else { return Resolution(skip: .empty) }
         let serialized: String
         switch resolver.resolve(text) {
@@ -171,13 +181,14 @@ public struct ImageRewriter: Sendable {
             return Resolution(skip: .invalidURL)
         }
         guard let name = options.naming.name(forHTTPURL: serialized) else { return Resolution(url: serialized, skip: .unsupportedExtension) }
+        if let isSiteFile = options.isSiteFile, isSiteFile(serialized) { return Resolution(url: serialized, skip: .siteFile) }
         if let shouldRewrite = options.shouldRewrite, let url = WebURL(serialized), !shouldRewrite(url, name.string) {
             return Resolution(url: serialized, name: name, skip: .declined)
         }
         return Resolution(url: serialized, name: name)
     }
 
-    private func decide(_ slot: URLSlot, kind: ImageReference.Kind, resolution: Resolution, prefix: String) -> ImageReference {
+    func decide(_ slot: URLSlot, kind: ImageReference.Kind, resolution: Resolution, prefix: String) -> ImageReference {
         var skip = resolution.skip
         if resolution.name != nil, skip == nil || skip == .declined {
             // Markup browsers never use is reported as such, whatever the caller would decide.

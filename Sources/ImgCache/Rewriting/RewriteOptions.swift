@@ -11,6 +11,10 @@ public struct RewriteOptions: Sendable {
     /// Decides, for each image URL that could be rewritten, whether to rewrite it now (for example
     /// only once it is in the cache). Nil rewrites them all.
     public var shouldRewrite: (@Sendable (_ url: WebURL, _ localName: String) -> Bool)?
+    /// Says whether an absolute image URL is served by a file the site itself ships (a local
+    /// asset inside the folder being localised). Such references are left as they are and not
+    /// downloaded (``ImageReference/SkipReason/siteFile``). Nil: none is.
+    public var isSiteFile: (@Sendable (_ url: String) -> Bool)?
 
     /// The lazy-loading attributes recognised by default.
     public static let defaultLazyAttributes = ["data-src", "data-srcset", "data-original", "data-lazy-src", "data-bg"]
@@ -21,12 +25,14 @@ public struct RewriteOptions: Sendable {
         referenceStyle: LocalReferenceStyle = .relativePath("images"),
         lazyAttributes: [String] = RewriteOptions.defaultLazyAttributes,
         transportEncodingLabel: String? = nil,
-        shouldRewrite: (@Sendable (_ url: WebURL, _ localName: String) -> Bool)? = nil
+        shouldRewrite: (@Sendable (_ url: WebURL, _ localName: String) -> Bool)? = nil,
+        isSiteFile: (@Sendable (_ url: String) -> Bool)? = nil
     ) {
         self.naming = naming
         self.referenceStyle = referenceStyle
         self.lazyAttributes = lazyAttributes
         self.transportEncodingLabel = transportEncodingLabel
         self.shouldRewrite = shouldRewrite
+        self.isSiteFile = isSiteFile
     }
 }

@@ -8,6 +8,9 @@ public struct RewriteResult: Sendable {
     public let encoding: HTMLEncoding
     /// How that encoding was determined.
     public let encodingSource: EncodingSource
+    /// The absolute URLs of the stylesheets the page links (`<link rel=stylesheet href>`), in
+    /// document order; empty for a stylesheet, or when the page's URL is not known and the links are relative.
+    public internal(set) var linkedStylesheets: [String] = []
     /// Things a person should know: unresolvable relative URLs, a lying charset, a neutralised `<base>`.
     public let warnings: [String]
 

@@ -68,6 +68,42 @@ public enum AtomicFile {
         }
     }
 
+    /// Puts a copy of the file at `source` at `destination`, whole or not at all: a hard link where
+    /// the file system allows one (no bytes copied), else a copy written as ``write(_:to:)`` does.
+    /// A destination that is already a link to the source is left as it is.
+    /// - Returns: true when the copy is a hard link.
+    /// - Throws: `FileError` naming the path that could not be read or written.
+    @discardableResult
+    public static func place(copyOf source: String, at destination: String) throws -> Bool {
+        var sourceInfo = stat(), destinationInfo = stat()
+        guard stat(source, &sourceInfo) == 0 else { throw FileError(path: source, errno: errno) }
+        if stat(destination, &destinationInfo) == 0, destinationInfo.st_ino == sourceInfo.st_ino,
+           destinationInfo.st_dev == sourceInfo.st_dev {
+            return true
+        }
+        let directory = (destination as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw FileError(path: directory, reason: "cannot create folder (\(error.localizedDescription))")
+            }
+        }
+        let name = (destination as NSString).lastPathComponent
+        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        if link(source, temporary) == 0 {
+            guard rename(temporary, destination) == 0 else {
+                let failure = errno
+                unlink(temporary)
+                throw FileError(path: destination, errno: failure)
+            }
+            return true
+        }
+        // Another file system, or one without hard links: copy the bytes.
+        try write(read(source), to: destination)
+        return false
+    }
+
     /// Reads a whole file straight into an array (no intermediate copy: pages can be large).
     /// - Throws: `FileError` naming the path when it cannot be read (missing, a folder, no permission).
     public static func read(_ path: String) throws -> [UInt8] {

@@ -23,6 +23,10 @@ final class FetchSession: Sendable {
         var outcomes: [String: DownloadOutcome]
         /// The images that could not be localised.
         var failures: [DownloadOutcome]
+        /// The encoding the file was read in.
+        var encoding: HTMLEncoding
+        /// The absolute URLs of the stylesheets a page links.
+        var linkedStylesheets: [String]
         /// "page.html: 20 images (18 downloaded, 2 failed) -> out/page.html"
         var summaryLine: String
     }
@@ -73,87 +77,110 @@ final class FetchSession: Sendable {
         return untrusted ? "to trust a company's or a test server's CA, pass its certificate with --cacert FILE (PEM)" : nil
     }
 
-    /// Where the page read from `input` is written: `<out>/<file name>`; for a URL, its last path
-    /// segment (percent-decoded), or `index.html` when the path ends in `/`.
-    static func outputPath(for input: String, out: String) -> String {
-        let name: String
-        if let url = WebURL(input), url.isHTTP {
-            let last = url.path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-            name = last.isEmpty ? "index.html" : PercentEncodingForNames.decoded(last)
-        } else {
-            name = (input as NSString).lastPathComponent
-        }
-        return (out as NSString).appendingPathComponent(name)
-    }
-
-    /// A reason to refuse these inputs before doing anything: two of them would be written to the
-    /// same output file, or one would be overwritten by its own output.
-    static func conflict(among inputs: [String], out: String) -> String? {
-        var firstInput: [String: String] = [:]
-        for input in inputs {
-            let output = canonicalPath(outputPath(for: input, out: out))
-            if let other = firstInput[output], other != input {
-                return "'\(other)' and '\(input)' would both be written to \(output); fetch them into different --out folders"
-            }
-            firstInput[output] = input
-            if WebURL(input).map(\.isHTTP) != true, canonicalPath(input) == output {
-                return "'\(input)' would be overwritten by its rewritten copy; choose another --out folder"
-            }
-        }
-        return nil
-    }
-
-    private static func canonicalPath(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-    }
-
-    /// Reads (or fetches) `input`, localises its images in `mode`, and writes the rewritten page.
+    /// Reads (or fetches) a page or stylesheet, localises its images in `mode`, and writes the
+    /// rewritten copy.
     /// - Parameters:
-    ///   - imagesFound: told how many distinct images the page has, before any is fetched.
-    ///   - pageWritten: told when the page file has been written, and where.
+    ///   - referringEncoding: for a stylesheet that declares no encoding and is not ASCII, the
+    ///     encoding of a page linking it (asked only then, since finding it may mean waiting).
+    ///   - imagesFound: told how many distinct images the file has, before any is fetched.
+    ///   - pageWritten: told when the file has been written, and where.
     /// - Throws: `PageLoadError` when a URL cannot be fetched, `FileError` when a file cannot be
     ///   read or written.
-    func localize(_ input: String, mode: FetchMode,
+    func localize(_ input: FetchInput, mode: FetchMode,
+                  referringEncoding: (@Sendable (WebURL?) async -> HTMLEncoding?)? = nil,
                   imagesFound: (@Sendable (Int) -> Void)? = nil,
                   pageWritten: (@Sendable (RewriteResult, String) -> Void)? = nil) async throws -> PageRun {
         var options = settings.rewriteOptions
         let bytes: [UInt8]
-        let pageURL: WebURL?
-        if let url = WebURL(input), url.isHTTP {
-            let loaded = try await PageLoader.load(url, transport: transport, userAgent: settings.downloadPolicy.userAgent)
+        var url = input.url
+        if input.isRemote, let remote = WebURL(input.source) {
+            let loaded = try await PageLoader.load(remote, transport: transport, userAgent: settings.downloadPolicy.userAgent)
             bytes = loaded.bytes
-            pageURL = loaded.url
+            url = loaded.url
             downloader.noteHTTPVersion(loaded.httpVersion, forOriginOf: loaded.url)
             // An explicit --charset beats the server's.
             if options.transportEncodingLabel == nil { options.transportEncodingLabel = loaded.charset }
         } else {
-            bytes = try AtomicFile.read(input)
-            pageURL = settings.baseURL
+            bytes = try await Self.read(input.source)
         }
-        let destination = Self.outputPath(for: input, out: settings.out)
+        let destination = input.output
+        if input.site != nil || input.output != FetchPlan.outputPath(for: input.source, out: settings.out) {
+            // Each file refers to the cache folder by the path from its own folder.
+            let folder = (destination as NSString).deletingLastPathComponent
+            options.referenceStyle = settings.referenceStyle(fromFolder: folder)
+        }
+        if let site = input.site {
+            options.isSiteFile = { site.relativePath(servingURL: $0) != nil }
+        }
+        let document: LocalizedDocument
+        switch input.kind {
+        case .stylesheet:
+            let needsReferrer = StylesheetEncoding.needsReferringEncoding(bytes)
+            document = .stylesheet(referringEncoding: needsReferrer ? await referringEncoding?(url) : nil)
+        case .page, .asset:
+            document = .page
+        }
         let localizer = PageLocalizer(rewriter: ImageRewriter(options: options), downloader: downloader)
         let progress = self.progress
         let printer = self.printer
+        let name = input.name
         let result = try await localizer.localize(
-            bytes, pageURL: pageURL, mode: mode,
+            bytes, pageURL: url, document: document, mode: mode,
             imagesFound: { count in
                 progress?.addImages(count)
                 imagesFound?(count)
             },
             pageReady: { rewritten in
-                try AtomicFile.write(rewritten.bytes, to: destination)
-                printer?.printPage(input: input, output: destination, rewritten: rewritten)
+                try await Self.write(rewritten.bytes, to: destination)
+                printer?.printPage(input: name, output: destination, rewritten: rewritten)
                 pageWritten?(rewritten, destination)
             })
-        for warning in result.page.warnings { Diagnostics.warn("\(input): \(warning)") }
+        for warning in result.page.warnings { Diagnostics.warn("\(name): \(warning)") }
         let counts = Dictionary(grouping: result.outcomes.values, by: \.status).mapValues(\.count)
         let summary = [DownloadStatus.downloaded, .revalidated, .cached, .failed, .skipped]
             .compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
             .joined(separator: ", ")
-        let page = FetchManifest.Page(input: input, output: destination, pageURL: pageURL?.serialized,
-                                      references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes))
-        return PageRun(manifestPage: page, outcomes: result.outcomes, failures: result.failures,
-                       summaryLine: "\(input): \(result.outcomes.count) images (\(summary.isEmpty ? "none" : summary)) -> \(destination)")
+        let linked = result.page.linkedStylesheets
+        let page = FetchManifest.Page(input: name, kind: input.kind == .stylesheet ? .stylesheet : .page, output: destination,
+                                      pageURL: url?.serialized,
+                                      references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes),
+                                      stylesheets: linked.isEmpty ? nil : linked)
+        return PageRun(manifestPage: page, outcomes: result.outcomes, failures: result.failures, encoding: result.page.encoding,
+                       linkedStylesheets: linked,
+                       summaryLine: "\(name): \(result.outcomes.count) images (\(summary.isEmpty ? "none" : summary)) -> \(destination)")
+    }
+
+    /// ``localize(_:mode:referringEncoding:imagesFound:pageWritten:)`` for one argument given on its own.
+    func localize(_ argument: String, mode: FetchMode,
+                  imagesFound: (@Sendable (Int) -> Void)? = nil,
+                  pageWritten: (@Sendable (RewriteResult, String) -> Void)? = nil) async throws -> PageRun {
+        let kind: SiteTree.FileKind = SiteTree.kind(ofPath: WebURL(argument)?.path ?? argument) == .stylesheet ? .stylesheet : .page
+        let input = FetchInput(name: argument, source: argument, output: FetchPlan.outputPath(for: argument, out: settings.out),
+                               kind: kind, url: settings.baseURL, site: nil)
+        return try await localize(input, mode: mode, imagesFound: imagesFound, pageWritten: pageWritten)
+    }
+
+    /// Reads a file on a Dispatch thread: file work stays off the cooperative pool.
+    static func read(_ path: String) async throws -> [UInt8] {
+        try await onFileThread { try AtomicFile.read(path) }
+    }
+
+    /// Writes a file atomically on a Dispatch thread.
+    static func write(_ bytes: [UInt8], to path: String) async throws {
+        try await onFileThread { try AtomicFile.write(bytes, to: path) }
+    }
+
+    /// Copies a site file into the output (a hard link where possible) on a Dispatch thread.
+    static func copy(_ copy: FetchCopy) async throws {
+        try await onFileThread { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
+    }
+
+    private static let fileQueue = DispatchQueue(label: "imgcache.files", qos: .userInitiated, attributes: .concurrent)
+
+    private static func onFileThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            fileQueue.async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     /// Writes the manifest for `pages` (atomically).
@@ -175,14 +202,5 @@ final class FetchSession: Sendable {
         progress?.finish()
         await transport.shutdown()
         return refresh
-    }
-}
-
-/// A URL path segment made into a file name: percent-escapes decoded, slashes kept out.
-enum PercentEncodingForNames {
-    static func decoded(_ segment: String) -> String {
-        let decoded = segment.removingPercentEncoding ?? segment
-        let safe = decoded.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\0", with: "_")
-        return safe == "." || safe == ".." ? "index.html" : safe
     }
 }

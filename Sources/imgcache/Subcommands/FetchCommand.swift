@@ -7,26 +7,53 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Downloads pages' images into a cache folder and writes the pages rewritten to use them.",
         discussion: """
+            A folder is a whole site: every .html, .htm, .xhtml and .css file under it is rewritten \
+            into the same place under --out, with its URL taken as --base-url joined with its path \
+            in the folder (so relative references resolve as on the server). References to files \
+            the folder already has are left as they are; every other file is copied (hard-linked \
+            where possible; --no-copy turns that off), hidden files aside, so that --out works on \
+            its own. Each file refers to the cache folder by the path from its own folder.
+
+            All inputs share one downloader: each distinct image is fetched once, several files \
+            are in progress at once (--parallel), and in build mode each file is written as soon \
+            as its own images are settled.
+
             Exit status: 0 when every image was localised; 2 when some could not be (one line per \
             failure on standard error); 1 when a page or file could not be read or written; 64 for \
             a usage error.
             """
     )
 
-    @Argument(help: "HTML files or http(s) URLs.")
+    @Argument(help: "HTML or CSS files, site folders, or http(s) URLs.")
     var inputs: [String]
 
     @Option(help: "build: wait for downloads and rewrite what is cached; live: rewrite everything first, then download.")
     var mode: ModeArgument = .build
 
+    @Option(help: "Pages and stylesheets read and rewritten at once (their images are fetched together).")
+    var parallel: Int = 16
+
+    @Flag(name: .customLong("no-copy"), help: "Do not copy a site folder's other files (scripts, fonts, local images) into --out.")
+    var noCopy = false
+
     @OptionGroup var options: FetchOptions
 
     func validate() throws {
-        if inputs.isEmpty { throw ValidationError("Give at least one page: a file or an http(s) URL.") }
-        if let conflict = FetchSession.conflict(among: inputs, out: options.out) { throw ValidationError(conflict) }
+        if inputs.isEmpty { throw ValidationError("Give at least one page: a file, a site folder or an http(s) URL.") }
+        if parallel < 1 { throw ValidationError("--parallel must be at least 1.") }
     }
 
     func run() async throws {
+        let plan: FetchPlan
+        do {
+            plan = try FetchPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
+                                 baseURL: options.page.pageURL, copiesAssets: !noCopy)
+        } catch .conflict(let reason) {
+            throw ValidationError(reason)
+        } catch {
+            Diagnostics.error(error.description)
+            throw ExitCode.failure
+        }
         let session: FetchSession
         do {
             session = try FetchSession(settings: options.settings)
@@ -34,38 +61,67 @@ struct FetchCommand: AsyncParsableCommand {
             Diagnostics.error("\(error)")
             throw ExitCode.failure
         }
+        let (results, copyFailures) = await FetchRunner(session: session, filesAtOnce: parallel).run(plan, mode: mode.mode)
+        await session.finish()
+
         var pages: [FetchManifest.Page] = []
-        var ioFailed = false
+        var ioFailed = !copyFailures.isEmpty
         var failures: [DownloadOutcome] = []
-        var summaries: [String] = []
-        for input in inputs {
-            do {
-                let run = try await session.localize(input, mode: mode.mode)
+        var runs: [FetchSession.PageRun] = []
+        for failure in copyFailures { Diagnostics.error("cannot copy \(failure)") }
+        for result in results {
+            switch result {
+            case .localized(let run):
                 pages.append(run.manifestPage)
                 failures += run.failures
-                summaries.append(run.summaryLine)
-            } catch let error as PageLoadError {
+                runs.append(run)
+            case .failed(let error as PageLoadError):
                 Diagnostics.error(error.description)
                 if let hint = FetchSession.hint(forReason: error.reason) { Diagnostics.note("imgcache: hint: \(hint)") }
                 ioFailed = true
-            } catch let error as FileError {
-                Diagnostics.error(error.description)
+            case .failed(let error):
+                Diagnostics.error("\(error)")
                 ioFailed = true
             }
         }
-        await session.finish()
-        if !options.quiet { summaries.forEach(Diagnostics.note) }
+        if !options.quiet { summarize(runs, plan: plan) }
         do {
             try session.writeManifest(pages)
         } catch {
             Diagnostics.error("cannot write the manifest: \(error)")
             ioFailed = true
         }
-        for failure in failures {
+        // An image shared by many pages failed once: say so once.
+        var reported: Set<String> = []
+        for failure in failures where reported.insert(failure.url).inserted {
             Diagnostics.note("imgcache: failed: \(failure.url): \(failure.error ?? "unknown error")")
         }
         if let hint = FetchSession.hint(for: failures) { Diagnostics.note("imgcache: hint: \(hint)") }
         if ioFailed { throw ExitCode.failure }
         if !failures.isEmpty { throw ExitCode(2) }
+    }
+
+    /// One line per file given on its own; one line per site folder.
+    private func summarize(_ runs: [FetchSession.PageRun], plan: FetchPlan) {
+        let siteRoots = plan.sites.map(\.root)
+        var perSite: [String: (files: Int, images: Set<String>, failed: Set<String>)] = [:]
+        for run in runs {
+            let input = run.manifestPage.input
+            if let root = siteRoots.first(where: { input.hasPrefix(($0 as NSString).appendingPathComponent("")) }) {
+                var entry = perSite[root, default: (0, [], [])]
+                entry.files += 1
+                entry.images.formUnion(run.outcomes.keys)
+                entry.failed.formUnion(run.failures.map(\.url))
+                perSite[root] = entry
+            } else {
+                Diagnostics.note(run.summaryLine)
+            }
+        }
+        for site in plan.sites {
+            guard let entry = perSite[site.root] else { continue }
+            let copied = plan.copies.count { $0.source.hasPrefix((site.root as NSString).appendingPathComponent("")) }
+            Diagnostics.note("\(site.root): \(entry.files) pages and stylesheets, \(entry.images.count) images"
+                + " (\(entry.images.count - entry.failed.count) local, \(entry.failed.count) failed), \(copied) other files copied -> \(options.out)")
+        }
     }
 }

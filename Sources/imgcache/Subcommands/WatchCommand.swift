@@ -37,7 +37,12 @@ struct WatchCommand: AsyncParsableCommand {
             throw ValidationError("watch takes files, not URLs ('\(url)'); use `imgcache fetch` for a page on the web.")
         }
         if !(interval > 0) { throw ValidationError("--interval must be a positive number of seconds.") }
-        if let conflict = FetchSession.conflict(among: inputs, out: options.out) { throw ValidationError(conflict) }
+        do {
+            _ = try FetchPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
+                              baseURL: options.page.pageURL, copiesAssets: false)
+        } catch .conflict(let reason) {
+            throw ValidationError(reason)
+        } catch {}
     }
 
     func run() async throws {

@@ -1,0 +1,125 @@
+import Foundation
+
+/// A folder of web content (pages, stylesheets, scripts, local assets) served from one base URL:
+/// what `imgcache fetch SITE_DIR --base-url URL` localises in one run.
+///
+/// Each file's URL is the base URL joined with its path inside the folder, so relative references
+/// resolve as they would on the server, and a URL that points back into the folder can be told
+/// from one that needs the network (``relativePath(servingURL:)``).
+public struct SiteTree: Sendable {
+    /// What a file of the site is to imgcache.
+    public enum FileKind: String, Sendable, Codable {
+        /// `.html`, `.htm`, `.xhtml`: rewritten.
+        case page
+        /// `.css`: rewritten.
+        case stylesheet
+        /// Everything else: copied as it is.
+        case asset
+    }
+
+    /// One file of the site.
+    public struct File: Sendable, Hashable {
+        /// The path inside the site's folder, `/`-separated, e.g. `docs/guide/index.html`.
+        public let relativePath: String
+        /// Page, stylesheet or asset, by its extension.
+        public let kind: FileKind
+    }
+
+    /// The site's folder, as given.
+    public let root: String
+    /// The URL the folder is served from, ending in `/`; nil when not known.
+    public let baseURL: WebURL?
+    /// Every regular file under the folder, hidden ones (names starting with `.`) and excluded
+    /// folders left out, sorted by path.
+    public let files: [File]
+    private let paths: Set<String>
+
+    /// Lists the files under `root`.
+    /// - Parameters:
+    ///   - baseURL: where `root` is served from; a URL whose path does not end in `/` is taken as
+    ///     a folder (`https://example.com/app` → `https://example.com/app/`).
+    ///   - excluding: folders not to list, such as an output folder inside the site.
+    /// - Throws: `FileError` when `root` is not a readable folder.
+    public init(root: String, baseURL: WebURL?, excluding: [String] = []) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw FileError(path: root, reason: "not a folder")
+        }
+        self.root = root
+        self.baseURL = baseURL.map(Self.folderURL)
+        let rootURL = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath()
+        let excluded = Set(excluding.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path })
+        guard let enumerator = FileManager.default.enumerator(
+            at: rootURL, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey], options: [.skipsHiddenFiles])
+        else { throw FileError(path: root, reason: "cannot list the folder") }
+        var files: [File] = []
+        let rootPrefix = rootURL.path.hasSuffix("/") ? rootURL.path : rootURL.path + "/"
+        for case let url as URL in enumerator {
+            let path = url.standardizedFileURL.path
+            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isDirectoryKey])
+            if values?.isDirectory == true {
+                if excluded.contains(url.resolvingSymlinksInPath().path) { enumerator.skipDescendants() }
+                continue
+            }
+            guard values?.isRegularFile == true, path.hasPrefix(rootPrefix) else { continue }
+            let relative = String(path.dropFirst(rootPrefix.count))
+            files.append(File(relativePath: relative, kind: Self.kind(ofPath: relative)))
+        }
+        files.sort { $0.relativePath < $1.relativePath }
+        self.files = files
+        paths = Set(files.map(\.relativePath))
+    }
+
+    /// What a file is, by its extension (case-insensitive).
+    public static func kind(ofPath path: String) -> FileKind {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "html", "htm", "xhtml": .page
+        case "css": .stylesheet
+        default: .asset
+        }
+    }
+
+    /// The file's path on disk.
+    public func path(of file: File) -> String {
+        (root as NSString).appendingPathComponent(file.relativePath)
+    }
+
+    /// The URL the file is served from: the base URL joined with its relative path (characters
+    /// that mean something else in a URL percent-encoded); nil without a base URL.
+    public func url(of file: File) -> WebURL? {
+        guard let baseURL else { return nil }
+        var escaped = ""
+        for scalar in file.relativePath.unicodeScalars {
+            switch scalar {
+            case "%": escaped += "%25"
+            case "#": escaped += "%23"
+            case "?": escaped += "%3F"
+            case "\\": escaped += "%5C"
+            case ";": escaped += "%3B"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return baseURL.resolve(escaped)
+    }
+
+    /// The site file that an absolute URL is served by, when the URL lies under the base URL and
+    /// names a file of the folder (query and fragment aside, percent-escapes decoded); else nil.
+    public func relativePath(servingURL url: String) -> String? {
+        guard let prefix = baseURL?.serializedWithoutFragment, url.hasPrefix(prefix) else { return nil }
+        var rest = url.dropFirst(prefix.count)
+        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        let decoded = rest.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            String(decoding: PercentEncoding.decode(Array(segment.utf8)), as: UTF8.self)
+        }
+        guard !decoded.contains(where: { $0 == "." || $0 == ".." || $0.isEmpty }) else { return nil }
+        let path = decoded.joined(separator: "/")
+        return paths.contains(path) ? path : nil
+    }
+
+    private static func folderURL(_ url: WebURL) -> WebURL {
+        var text = url.serializedWithoutFragment
+        if let query = text.firstIndex(of: "?") { text = String(text[..<query]) }
+        if !text.hasSuffix("/") { text += "/" }
+        return WebURL(text) ?? url
+    }
+}

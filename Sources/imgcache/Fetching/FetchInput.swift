@@ -1,0 +1,27 @@
+import ImgCache
+
+/// One page or stylesheet `fetch` and `watch` read, and where the rewritten copy goes.
+struct FetchInput: Sendable {
+    /// How messages name it: the argument as given, or the site folder joined with the file's path.
+    let name: String
+    /// A file path or an http(s) URL.
+    let source: String
+    /// Where the rewritten file is written.
+    let output: String
+    /// `.page` or `.stylesheet`.
+    let kind: SiteTree.FileKind
+    /// What relative references resolve against: `--base-url` (joined with the file's path inside
+    /// a site folder); for a URL input, the URL it is finally loaded from.
+    let url: WebURL?
+    /// The site folder the file belongs to: references to its other files are left as they are.
+    let site: SiteTree?
+
+    /// Whether `source` is fetched over HTTP.
+    var isRemote: Bool { WebURL(source)?.isHTTP == true }
+}
+
+/// A file of a site folder that is neither a page nor a stylesheet: copied to `output` as it is.
+struct FetchCopy: Sendable {
+    let source: String
+    let output: String
+}
