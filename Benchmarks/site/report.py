@@ -42,14 +42,17 @@ def refs(msg):
 
 
 def check_text(g):
+    """The check column: references and distinct images local, in how many runs all were."""
     if not g.runs:
         return "-"
     good = sum(1 for r in g.runs if r["check_ok"] == "1")
+    worst = next((r for r in g.runs if r["check_ok"] != "1"), g.runs[0])
+    n, total = refs(worst["check_msg"])
+    m = re.search(r"distinct images (\d+/\d+)", worst["check_msg"])
+    counts = f"{n}/{total} refs, {m.group(1) if m else '?'} images" if n is not None else worst["check_msg"][:60]
     if good == len(g.runs):
-        n, total = refs(g.runs[0]["check_msg"])
-        return f"{n}/{total} local ({good}/{len(g.runs)} runs)"
-    bad = next(r for r in g.runs if r["check_ok"] != "1")
-    return f"INCOMPLETE in {len(g.runs) - good}/{len(g.runs)} runs: {bad['check_msg']}"
+        return f"all local: {counts} ({good}/{len(g.runs)} runs)"
+    return f"MISSED in {len(g.runs) - good}/{len(g.runs)} runs: {counts}"
 
 
 def main():
@@ -111,9 +114,11 @@ def main():
             print(f"  {name:40} {kind:5} {g.wall:7.3f} {g.wall_median:7.3f} {g.cpu:6.2f} {g.rss_mb:7.1f} "
                   f"{req:>10} {g.spread('conns'):>5}  {proto:16} {relay:>9}  {check_text(g)}{fails}")
     for tool in tools:
-        g = groups.get((tool, "tmpfs"))
-        if g is not None and g.runs and any(r["check_ok"] != "1" for r in g.runs):
-            print(f"  {tool} MISSED images: {next(r for r in g.runs if r['check_ok'] != '1')['check_msg']}")
+        for kind in ("tmpfs", "disk"):
+            g = groups.get((tool, kind))
+            bad = [r for r in g.runs if r["check_ok"] != "1"] if g is not None else []
+            if bad:
+                print(f"  {tool} ({kind}, round {bad[0]['round']}) MISSED: {bad[0]['check_msg']}")
 
     print()
     print("Targets (this run's figures, outputs on tmpfs):")
