@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import ImgCache
+
+@Suite("Site folders")
+struct SiteTreeTests {
+    private func makeSite() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        for path in ["index.html", "docs/a b.htm", "docs/x#1.xhtml", "css/site.CSS", "img/logo.png", ".git/config", "out/old.html"] {
+            let url = folder.url.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: url)
+        }
+        return folder
+    }
+
+    @Test("files are listed by path with their kind; hidden files and excluded folders are not")
+    func listing() throws {
+        let folder = try makeSite()
+        let site = try SiteTree(root: folder.url.path, baseURL: WebURL("https://example.com/app"), excluding: [folder.path("out")])
+        #expect(site.files.map(\.relativePath) == ["css/site.CSS", "docs/a b.htm", "docs/x#1.xhtml", "img/logo.png", "index.html"])
+        #expect(site.files.map(\.kind) == [.stylesheet, .page, .page, .asset, .page])
+        #expect(throws: FileError.self) { try SiteTree(root: folder.path("index.html"), baseURL: nil) }
+    }
+
+    @Test("a file's URL is the base URL (taken as a folder) joined with its path; URLs map back to the files")
+    func urls() throws {
+        let folder = try makeSite()
+        let site = try SiteTree(root: folder.url.path, baseURL: WebURL("https://example.com/app"))
+        let byPath = Dictionary(uniqueKeysWithValues: site.files.map { ($0.relativePath, $0) })
+        #expect(site.url(of: byPath["docs/a b.htm"]!)?.serialized == "https://example.com/app/docs/a%20b.htm")
+        #expect(site.url(of: byPath["docs/x#1.xhtml"]!)?.serialized == "https://example.com/app/docs/x%231.xhtml")
+        #expect(site.relativePath(servingURL: "https://example.com/app/img/logo.png") == "img/logo.png")
+        #expect(site.relativePath(servingURL: "https://example.com/app/img/logo.png?v=3#top") == "img/logo.png")
+        #expect(site.relativePath(servingURL: "https://example.com/app/docs/a%20b.htm") == "docs/a b.htm")
+        #expect(site.relativePath(servingURL: "https://example.com/app/img/other.png") == nil)
+        #expect(site.relativePath(servingURL: "https://example.com/img/logo.png") == nil)
+        #expect(site.relativePath(servingURL: "https://cdn.example.com/app/img/logo.png") == nil)
+        #expect(site.relativePath(servingURL: "https://example.com/app/.git/config") == nil)
+    }
+}
