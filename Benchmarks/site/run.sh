@@ -491,6 +491,7 @@ for tool in imgcache wget2; do
     cmdline=${cmdline//"$SITE_DIR"/SITE_DIR}
     cmdline=${cmdline//"$URLS"/urls.txt}
     cmdline=${cmdline//"$BIN"/imgcache}
+    cmdline=${cmdline//"127.0.0.1:$RELAY_PORT"/127.0.0.1:RELAY_PORT}
     meta cmd site "$tool" "$cmdline"
 done
 

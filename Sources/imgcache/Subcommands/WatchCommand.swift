@@ -14,6 +14,10 @@ struct WatchCommand: AsyncParsableCommand {
             burst are done (--debounce, --events, --on-refresh). The manifest is rewritten after \
             each page's downloads.
 
+            A folder is watched as a site (see `imgcache fetch --help`): a new page or \
+            stylesheet is localised, a changed one again, other new or changed files are copied, \
+            and when a file is deleted from the folder its copy in --out is deleted too.
+
             Ctrl-C (or SIGTERM) stops the downloads under way, waits for writes in progress and \
             leaves no temporary file; a second Ctrl-C quits at once.
 
@@ -23,31 +27,42 @@ struct WatchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "HTML files to watch.")
+    @Argument(help: "HTML or CSS files, or site folders, to watch.")
     var inputs: [String]
 
     @Option(help: "Seconds between looks at the files.")
     var interval: Double = 0.25
 
+    @Flag(name: .customLong("no-copy"), help: "Do not copy a site folder's other files into --out.")
+    var noCopy = false
+
     @OptionGroup var options: FetchOptions
 
     func validate() throws {
-        if inputs.isEmpty { throw ValidationError("Give at least one HTML file to watch.") }
+        if inputs.isEmpty { throw ValidationError("Give at least one HTML file or site folder to watch.") }
         if let url = inputs.first(where: { WebURL($0)?.isHTTP == true }) {
             throw ValidationError("watch takes files, not URLs ('\(url)'); use `imgcache fetch` for a page on the web.")
         }
         if !(interval > 0) { throw ValidationError("--interval must be a positive number of seconds.") }
-        do {
-            _ = try FetchPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
-                              baseURL: options.page.pageURL, copiesAssets: false)
-        } catch .conflict(let reason) {
-            throw ValidationError(reason)
-        } catch {}
+    }
+
+    private func plan() throws(FetchPlan.Problem) -> FetchPlan {
+        try FetchPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
+                      baseURL: options.page.pageURL, copiesAssets: !noCopy)
     }
 
     func run() async throws {
         if let missing = inputs.first(where: { !FileManager.default.isReadableFile(atPath: $0) }) {
             Diagnostics.error("cannot read \(missing)")
+            throw ExitCode.failure
+        }
+        let firstPlan: FetchPlan
+        do {
+            firstPlan = try plan()
+        } catch .conflict(let reason) {
+            throw ValidationError(reason)
+        } catch {
+            Diagnostics.error(error.description)
             throw ExitCode.failure
         }
         let signals = StopSignals()
@@ -58,21 +73,42 @@ struct WatchCommand: AsyncParsableCommand {
             Diagnostics.error("\(error)")
             throw ExitCode.failure
         }
-        let watcher = PageWatcher(session: session, inputs: inputs)
+        let watcher = PageWatcher(session: session)
         if !options.quiet {
             Diagnostics.note("imgcache: watching \(inputs.joined(separator: ", ")); Ctrl-C to stop")
         }
-        let inputs = self.inputs
         let pause = Duration.seconds(interval)
+        let command = self
         let polling = Task {
-            var files = InputFileWatcher(paths: inputs)
-            for input in inputs { await watcher.pageChanged(input) }
+            var watched = WatchedFiles(firstPlan)
+            var files = InputFileWatcher(paths: watched.paths)
+            for input in firstPlan.inputs { await watcher.pageChanged(input) }
+            for copy in firstPlan.copies { await Self.copy(copy) }
             while !Task.isCancelled {
                 try? await Task.sleep(for: pause)
+                // Site folders are listed again: a new file is watched, and localised once still.
+                if !firstPlan.sites.isEmpty, let fresh = try? command.plan() {
+                    for path in watched.merge(fresh) where !files.watches(path) { files.add(path) }
+                }
                 for change in files.poll() {
                     switch change {
-                    case .modified(let path): await watcher.pageChanged(path)
-                    case .removed(let path): await watcher.pageRemoved(path)
+                    case .modified(let path):
+                        switch watched.items[path] {
+                        case .input(let input): await watcher.pageChanged(input)
+                        case .copy(let copy): await Self.copy(copy)
+                        case nil: break
+                        }
+                    case .removed(let path):
+                        switch watched.items[path] {
+                        case .input(let input):
+                            await watcher.pageRemoved(input)
+                            if input.site != nil { watched.items[path] = nil; files.remove(path) }
+                        case .copy(let copy):
+                            PageWatcher.removeOutput(copy.output)
+                            watched.items[path] = nil
+                            files.remove(path)
+                        case nil: break
+                        }
                     }
                 }
             }
@@ -86,5 +122,37 @@ struct WatchCommand: AsyncParsableCommand {
         let results = await watcher.results
         if results.hadErrors { throw ExitCode.failure }
         if !results.failures.isEmpty { throw ExitCode(2) }
+    }
+
+    private static func copy(_ copy: FetchCopy) async {
+        do {
+            try await FetchSession.copy(copy)
+        } catch {
+            Diagnostics.error("cannot copy \(error)")
+        }
+    }
+}
+
+/// What `watch` keeps an eye on, by source path: pages and stylesheets, and site files to copy.
+private struct WatchedFiles {
+    enum Item {
+        case input(FetchInput)
+        case copy(FetchCopy)
+    }
+
+    var items: [String: Item] = [:]
+
+    init(_ plan: FetchPlan) {
+        _ = merge(plan)
+    }
+
+    var paths: [String] { Array(items.keys) }
+
+    /// Takes in a fresh plan's files; returns the paths that are new.
+    mutating func merge(_ plan: FetchPlan) -> [String] {
+        var new: [String] = []
+        for input in plan.inputs where items.updateValue(.input(input), forKey: input.source) == nil { new.append(input.source) }
+        for copy in plan.copies where items.updateValue(.copy(copy), forKey: copy.source) == nil { new.append(copy.source) }
+        return new
     }
 }

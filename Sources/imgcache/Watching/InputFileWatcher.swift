@@ -49,6 +49,23 @@ struct InputFileWatcher {
         }
     }
 
+    /// Starts watching a file found since: once it has been still for one poll it is reported as
+    /// `.modified` (a new file is a change).
+    mutating func add(_ path: String) {
+        guard !files.contains(where: { $0.path == path }) else { return }
+        files.append(Tracked(path: path, reported: nil, seen: nil))
+    }
+
+    /// Stops watching a file.
+    mutating func remove(_ path: String) {
+        files.removeAll { $0.path == path }
+    }
+
+    /// Whether `path` is watched.
+    func watches(_ path: String) -> Bool {
+        files.contains { $0.path == path }
+    }
+
     /// Looks at every file once and returns the changes that have settled since the last call.
     mutating func poll() -> [Change] {
         var changes: [Change] = []

@@ -1,3 +1,4 @@
+import Foundation
 import ImgCache
 
 /// Keeps pages localised while their files change (what `imgcache watch` runs): each change
@@ -5,7 +6,9 @@ import ImgCache
 /// still being fetched for an earlier version are not fetched again.
 actor PageWatcher {
     private let session: FetchSession
-    private let inputs: [String]
+    /// Inputs by source path, in the order first seen.
+    private var inputs: [String] = []
+    private var known: [String: FetchInput] = [:]
     private var running: [String: Task<Void, Never>] = [:]
     private var generations: [String: Int] = [:]
     /// The latest finished run of each page.
@@ -13,23 +16,47 @@ actor PageWatcher {
     /// Inputs whose latest version could not be read or written.
     private var unreadable: Set<String> = []
 
-    /// Watches `inputs` (files) through `session`.
-    init(session: FetchSession, inputs: [String]) {
+    /// Watches files through `session`.
+    init(session: FetchSession) {
         self.session = session
-        self.inputs = inputs
     }
 
     /// Localises `input` again, superseding any run of an earlier version: that run's downloads go
     /// on (the new version probably wants most of the same images), but its result is not kept.
-    func pageChanged(_ input: String) {
-        let generation = generations[input, default: 0] + 1
-        generations[input] = generation
-        running[input] = Task { await self.localize(input, generation: generation) }
+    func pageChanged(_ input: FetchInput) {
+        let source = input.source
+        if known.updateValue(input, forKey: source) == nil { inputs.append(source) }
+        let generation = generations[source, default: 0] + 1
+        generations[source] = generation
+        running[source] = Task { await self.localize(input, generation: generation) }
     }
 
-    /// Notes that an input file disappeared; its last rewritten page stays as it is.
-    func pageRemoved(_ input: String) {
-        Diagnostics.warn("\(input) is gone; its rewritten page stays; waiting for it to come back")
+    /// Notes that an input file disappeared. A page given on its own keeps its last rewritten copy
+    /// (it is probably being saved anew); a file of a site folder was deleted from the site, so
+    /// its copy is deleted from the output too and it leaves the manifest.
+    func pageRemoved(_ input: FetchInput) {
+        guard input.site != nil else {
+            Diagnostics.warn("\(input.name) is gone; its rewritten page stays; waiting for it to come back")
+            return
+        }
+        let source = input.source
+        generations[source, default: 0] += 1
+        running[source]?.cancel()
+        running[source] = nil
+        latest[source] = nil
+        unreadable.remove(source)
+        known[source] = nil
+        inputs.removeAll { $0 == source }
+        Self.removeOutput(input.output)
+        if !session.settings.quiet { Diagnostics.note("imgcache: \(input.name) was deleted; so was \(input.output)") }
+        writeManifest()
+    }
+
+    /// Deletes the output of a site file that was deleted (a rewritten file or a copy).
+    static func removeOutput(_ path: String) {
+        if unlink(path) != 0, errno != ENOENT {
+            Diagnostics.error("cannot delete \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Stops every run and download and waits until no write is under way.
@@ -46,20 +73,21 @@ actor PageWatcher {
         return (runs.map(\.manifestPage), runs.flatMap(\.failures), !unreadable.isEmpty)
     }
 
-    private func localize(_ input: String, generation: Int) async {
+    private func localize(_ input: FetchInput, generation: Int) async {
+        let source = input.source
         do {
             let run = try await session.localize(input, mode: .live)
-            guard generations[input] == generation, !Task.isCancelled else { return }
-            latest[input] = run
-            unreadable.remove(input)
+            guard generations[source] == generation, !Task.isCancelled else { return }
+            latest[source] = run
+            unreadable.remove(source)
             if !session.settings.quiet { Diagnostics.note(run.summaryLine) }
             for failure in run.failures {
                 Diagnostics.note("imgcache: failed: \(failure.url): \(failure.error ?? "unknown error")")
             }
             writeManifest()
         } catch {
-            guard generations[input] == generation else { return }
-            unreadable.insert(input)
+            guard generations[source] == generation else { return }
+            unreadable.insert(source)
             Diagnostics.error("\(error)")
         }
     }

@@ -116,3 +116,66 @@ struct WatchCommandTests {
         #expect(try String(contentsOfFile: folder.path("page.html"), encoding: .utf8) == "<img src=a.png>")
     }
 }
+
+@Suite("imgcache watch SITE_DIR")
+struct WatchSiteTests {
+    @Test("watch a site folder: new files are localised or copied, changed ones again, deleted ones leave --out")
+    func watchesTheTree() async throws {
+        let server = try await TestImageServer.start()
+        for name in ["a.png", "b.png", "bg.gif"] {
+            server.route("/app/img/\(name)", .image(bytes: name.hasSuffix("gif") ? TestImages.gif() : TestImages.png(), contentType: "image/x"))
+        }
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("site/css"), withIntermediateDirectories: true)
+        try folder.write("site/index.html", "<img src=img/a.png>")
+        try folder.write("site/css/site.css", ".x{}")
+        let naming = LocalImageNaming()
+        func local(_ path: String) -> String { naming.localName(for: WebURL(server.url(path))!)! }
+        func pages(_ events: [[String: Any]]) -> [String] {
+            events.filter { $0["event"] as? String == "page" }.compactMap { $0["input"] as? String }
+        }
+        let watch = try RunningCommand([
+            "watch", "site", "--base-url", server.url("/app/"), "--out", "Web", "--events", "ndjson",
+            "--debounce", "0.1", "--interval", "0.05",
+        ], in: folder.url)
+        try await watch.waitForEvents("the first pages") { pages($0).count == 2 }
+        #expect(try String(contentsOfFile: folder.path("Web/index.html"), encoding: .utf8) == "<img src=images/\(local("/app/img/a.png"))>")
+
+        // A new page two folders down, a changed stylesheet and a new script.
+        try FileManager.default.createDirectory(atPath: folder.path("site/docs/deep"), withIntermediateDirectories: true)
+        try folder.write("site/docs/deep/new.html", "<img src=../../img/b.png>")
+        try folder.write("site/css/site.css", ".x{background:url(../img/bg.gif)}")
+        try folder.write("site/app.js", "run()")
+        try await watch.waitForEvents("the new page and the stylesheet") { events in
+            let written = pages(events)
+            return written.contains { $0.hasSuffix("new.html") } && written.filter { $0.hasSuffix("site.css") }.count == 2
+        }
+        try await watch.waitForEvents("the images") { events in
+            events.filter { $0["event"] as? String == "finished" }.count == 3
+        }
+        #expect(try String(contentsOfFile: folder.path("Web/docs/deep/new.html"), encoding: .utf8)
+                == "<img src=../../images/\(local("/app/img/b.png"))>")
+        #expect(try String(contentsOfFile: folder.path("Web/css/site.css"), encoding: .utf8)
+                == ".x{background:url(../images/\(local("/app/img/bg.gif")))}")
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: folder.path("Web/app.js")) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(FileManager.default.contents(atPath: folder.path("Web/app.js")) == Data("run()".utf8))
+
+        // Deleting files from the site deletes their copies.
+        try FileManager.default.removeItem(atPath: folder.path("site/docs/deep/new.html"))
+        try FileManager.default.removeItem(atPath: folder.path("site/app.js"))
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: folder.path("Web/docs/deep/new.html"))
+            || FileManager.default.fileExists(atPath: folder.path("Web/app.js")) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("Web/docs/deep/new.html")))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("Web/app.js")))
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.url.appendingPathComponent("Web/imgcache-manifest.json"))) as? [String: Any]
+        let inputs = (manifest?["pages"] as? [[String: Any]] ?? []).compactMap { $0["input"] as? String }
+        #expect(!inputs.contains { $0.hasSuffix("new.html") }, "\(inputs)")
+        watch.interrupt()
+        #expect(try await watch.waitForExit() == 0, "\(watch.stderr)")
+        try await server.shutdown()
+    }
+}
