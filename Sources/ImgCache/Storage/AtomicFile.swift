@@ -34,16 +34,7 @@ public enum AtomicFile {
     /// Writes `bytes` to `path` atomically, creating the parent folder if needed.
     /// - Throws: `FileError` naming the path when the folder cannot be created or the write fails.
     public static func write(_ bytes: some Collection<UInt8>, to path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw FileError(path: directory, reason: "cannot create folder (\(error.localizedDescription))")
-            }
-        }
-        let name = (path as NSString).lastPathComponent
-        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = try temporaryPath(beside: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         var failure: Int32 = 0
@@ -81,16 +72,7 @@ public enum AtomicFile {
            destinationInfo.st_dev == sourceInfo.st_dev {
             return true
         }
-        let directory = (destination as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw FileError(path: directory, reason: "cannot create folder (\(error.localizedDescription))")
-            }
-        }
-        let name = (destination as NSString).lastPathComponent
-        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = try temporaryPath(beside: destination)
         if link(source, temporary) == 0 {
             guard rename(temporary, destination) == 0 else {
                 let failure = errno
@@ -102,6 +84,21 @@ public enum AtomicFile {
         // Another file system, or one without hard links: copy the bytes.
         try write(read(source), to: destination)
         return false
+    }
+
+    /// A fresh hidden name in `path`'s folder (created if needed), for a file that is renamed to
+    /// `path` once whole.
+    private static func temporaryPath(beside path: String) throws -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw FileError(path: directory, reason: "cannot create folder (\(error.localizedDescription))")
+            }
+        }
+        let name = (path as NSString).lastPathComponent
+        return (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     /// Reads a whole file straight into an array (no intermediate copy: pages can be large).
