@@ -22,7 +22,19 @@ public final class ImageDownloader: Sendable {
     private let globalLimit: AsyncSemaphore
     private let originLimits: OriginLimits
     /// The fetches under way, by URL: a second caller waits for the first one's task.
-    private let inFlight = ThreadLocked<[String: Task<DownloadOutcome, Never>]>([:])
+    private let fetches = ThreadLocked(Fetches())
+
+    /// What ``fetchAll(_:)`` calls running side by side need to know of each other's fetches.
+    private struct Fetches {
+        /// The fetches under way, by URL.
+        var inFlight: [String: Task<DownloadOutcome, Never>] = [:]
+        /// The ``fetchAll(_:)`` calls under way.
+        var activeCalls = 0
+        /// URLs whose fetch ended while calls were under way: a call that looked them up in the
+        /// cache before then must look again rather than fetch them a second time. Emptied when
+        /// no call is under way, so it holds at most one burst's URLs.
+        var settled: Set<String> = []
+    }
     private let onEvent: (@Sendable (DownloadEvent) -> Void)?
 
     /// Creates a downloader.
@@ -64,18 +76,23 @@ public final class ImageDownloader: Sendable {
                        callerGaveUp: CancellationFlag? = nil) async -> DownloadOutcome {
         let key = url.serializedWithoutFragment
         let isCancelled = Task.isCancelled
-        let (task, isNew): (Task<DownloadOutcome, Never>?, Bool) = inFlight.withLock { inFlight in
-            if let running = inFlight[key] { return (running, false) }
+        let (task, isNew): (Task<DownloadOutcome, Never>?, Bool) = fetches.withLock { fetches in
+            if let running = fetches.inFlight[key] { return (running, false) }
             if isCancelled { return (nil, false) }
+            // Another call fetched it since this one's lookup: the cache has it now (or it failed
+            // there, and is tried again).
+            let lookup = fetches.settled.contains(key) ? nil : knownLookup
             // A task of its own, so that a caller giving up does not end a fetch others wait for.
             // It leaves the table itself, after it entered it (both under the lock).
             let task = Task {
-                let outcome = await self.load(url, knownLookup: knownLookup, preCounted: preCounted,
-                                              callerGaveUp: callerGaveUp)
-                self.inFlight.withLock { $0[key] = nil }
+                let outcome = await self.load(url, knownLookup: lookup, preCounted: preCounted, callerGaveUp: callerGaveUp)
+                self.fetches.withLock { fetches in
+                    fetches.inFlight[key] = nil
+                    if fetches.activeCalls > 0 { fetches.settled.insert(key) }
+                }
                 return outcome
             }
-            inFlight[key] = task
+            fetches.inFlight[key] = task
             return (task, true)
         }
         // A coalesced request counts once: the running fetch's unit already stands for this URL.
@@ -92,6 +109,13 @@ public final class ImageDownloader: Sendable {
     /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones, and a slow host never holds up
     /// another's images.
     public func fetchAll(_ urls: [WebURL]) async -> [DownloadOutcome] {
+        fetches.withLock { $0.activeCalls += 1 }
+        defer {
+            fetches.withLock { fetches in
+                fetches.activeCalls -= 1
+                if fetches.activeCalls == 0 { fetches.settled.removeAll() }
+            }
+        }
         var outcomes = [DownloadOutcome?](repeating: nil, count: urls.count)
         // One pass over the cache first, in one hop off the cooperative pool: on a warm run every
         // image is answered here, without a task, an actor call or a second read of its metadata.
@@ -177,7 +201,7 @@ public final class ImageDownloader: Sendable {
     /// into the cache is still going on. Their outcomes are `failed` with the reason `cancelled`;
     /// nothing partial is left in the cache. Later fetches work as usual.
     public func cancelAll() async {
-        let running = inFlight.withLock { Array($0.values) }
+        let running = fetches.withLock { Array($0.inFlight.values) }
         for task in running { task.cancel() }
         for task in running { _ = await task.value }
     }

@@ -319,3 +319,29 @@ struct DownloaderCancellationTests {
         try await fixture.close()
     }
 }
+
+@Suite("Downloader shared by calls side by side")
+struct DownloaderSharedCallsTests {
+    @Test("an image another call fetched after this call's cache lookup is taken from the cache, not fetched again")
+    func staleLookupIsLookedUpAgain() async throws {
+        // One request at a time: the first call's last image waits in its queue (well beyond the
+        // few started ahead of the limit) while a second call fetches it.
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(perHostConcurrency: 1))
+        let slow = (0..<24).map { index in
+            fixture.server.route("/q\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(40)))
+            return WebURL(fixture.server.url("/q\(index).png"))!
+        }
+        fixture.server.route("/shared.png", .image(bytes: TestImages.png(width: 2), contentType: "image/png"))
+        let shared = WebURL(fixture.server.url("/shared.png"))!
+        let downloader = fixture.downloader
+        let first = Task { await downloader.fetchAll(slow + [shared]) }
+        while fixture.server.totalRequests < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        let second = await downloader.fetchAll([shared])
+        #expect(second.first?.status == .downloaded)
+        let outcomes = await first.value
+        #expect(fixture.server.requestCount("/shared.png") == 1, "fetched once for both calls")
+        #expect(outcomes.last?.status == .cached)
+        #expect(downloader.outstandingCount == 0)
+        try await fixture.close()
+    }
+}
