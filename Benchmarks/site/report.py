@@ -5,7 +5,8 @@ usage: report.py RESULTS.tsv META.tsv
 
 RESULTS.tsv: one line per timed run: tool, out (tmpfs or disk), round, exit status, wall s, user s,
 system s, peak RSS KB, requests, connections, protocols (proto:count,...), TLS versions, statuses,
-check ok (1/0), check message, error message, relay CPU ticks during the run.
+check ok (1/0), check message, error message, relay CPU ticks during the run, requests for a
+URL the run had already requested.
 META.tsv: key, values... (see run.sh, section 8).
 
 Wall: the best (lowest) of the runs that succeeded. CPU: user + system of the median run (by CPU
@@ -24,7 +25,7 @@ _spec.loader.exec_module(fetch_report)
 Group, read_meta = fetch_report.Group, fetch_report.read_meta
 
 FIELDS = ("tool out round rc wall user sys rss req conns proto tls status check_ok check_msg err "
-          "relay_ticks").split()
+          "relay_ticks repeated").split()
 TOOL_ORDER = ("imgcache", "wget2")
 WALL_RATIO = 0.6
 RSS_LIMIT_MB = 60
@@ -89,7 +90,7 @@ def main():
         print(f"imgcache: NOT RUN ({meta.get('imgcache')})")
 
     print()
-    print(f"  {'tool':40} {'out':5} {'wall s':>7} {'median':>7} {'CPU s':>6} {'RSS MB':>7} {'requests':>10} "
+    print(f"  {'tool':40} {'out':5} {'wall s':>7} {'median':>7} {'CPU s':>6} {'RSS MB':>7} {'requests':>18} "
           f"{'conns':>5}  {'protocol':16} {'relay CPU':>9}  check")
     for tool in tools:
         for kind in ("tmpfs", "disk"):
@@ -108,11 +109,14 @@ def main():
             odd = g.odd_statuses()
             if odd:
                 req += f" ({odd})"
+            rep = g.spread("repeated")
+            if rep != "0":
+                req += f" ({rep} again)"
             rc = g.relay_cpu(ticks)
             relay = f"{rc:.2f} s" if rc is not None else "-"
             fails = f"; {len(g.failed)} run(s) FAILED: {g.failed[0]['err']}" if g.failed else ""
             print(f"  {name:40} {kind:5} {g.wall:7.3f} {g.wall_median:7.3f} {g.cpu:6.2f} {g.rss_mb:7.1f} "
-                  f"{req:>10} {g.spread('conns'):>5}  {proto:16} {relay:>9}  {check_text(g)}{fails}")
+                  f"{req:>18} {g.spread('conns'):>5}  {proto:16} {relay:>9}  {check_text(g)}{fails}")
     for tool in tools:
         for kind in ("tmpfs", "disk"):
             g = groups.get((tool, kind))

@@ -332,7 +332,8 @@ declare -A FAILED SLOW
 TICKS=$(getconf CLK_TCK)
 
 # timed LABEL command... → T_RC, T_S (wall), T_U / T_SYS (CPU seconds), T_KB (peak RSS), and the
-# access-log summary of the requests the run made: T_REQ, T_CONNS, T_PROTO, T_TLS, T_STATUS.
+# access-log summary of the requests the run made: T_REQ, T_CONNS, T_PROTO, T_TLS, T_STATUS, and
+# T_REPEAT: requests for a method + URL the run had already requested.
 timed() {
     local label=$1; shift
     local off t0 t1 stats
@@ -355,10 +356,10 @@ timed() {
     T_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
     read -r _ T_U T_SYS T_KB < <(tail -1 "$WORK/time.txt" 2>/dev/null | awk 'NF == 4 { print; exit } END { if (NR == 0 || NF != 4) print "- - - -" }') || true
     stats=$(tail -c +$((off + 1)) "$ACCESS_LOG" | awk '
-        { n++; conn[$3] = 1; proto[$2]++; status[$4]++; if ($5 != "-" && $5 != "") tls[$5]++ }
+        { n++; conn[$3] = 1; proto[$2]++; status[$4]++; if ($5 != "-" && $5 != "") tls[$5]++; uri[$6 " " $7] = 1 }
         function join(a,   k, s) { s = ""; for (k in a) s = s (s == "" ? "" : ",") k ":" a[k]; return s == "" ? "-" : s }
-        END { printf "%d\t%d\t%s\t%s\t%s\n", n, length(conn), join(proto), join(tls), join(status) }')
-    IFS=$'\t' read -r T_REQ T_CONNS T_PROTO T_TLS T_STATUS <<<"$stats"
+        END { printf "%d\t%d\t%s\t%s\t%s\t%d\n", n, length(conn), join(proto), join(tls), join(status), n - length(uri) }')
+    IFS=$'\t' read -r T_REQ T_CONNS T_PROTO T_TLS T_STATUS T_REPEAT <<<"$stats"
     T_ERR=""
     if [ "$T_RC" != 0 ]; then
         if [ "$T_RC" = 124 ] || [ "$T_RC" = 137 ]; then
@@ -372,7 +373,7 @@ timed() {
             T_ERR="exit $T_RC: $(printf '%s' "$msg" | tr '\t\n' '  ' | cut -c1-240)"
         fi
     fi
-    say "  $(printf '%-18s' "$label") $T_S s wall, $(awk -v u="$T_U" -v s="$T_SYS" 'BEGIN { printf "%.2f", u + s }') s CPU, $(awk -v k="$T_KB" 'BEGIN { printf "%.1f", k / 1024 }') MB peak, $T_REQ request(s) on $T_CONNS connection(s) ($T_PROTO)${T_ERR:+ - FAILED: $T_ERR}"
+    say "  $(printf '%-18s' "$label") $T_S s wall, $(awk -v u="$T_U" -v s="$T_SYS" 'BEGIN { printf "%.2f", u + s }') s CPU, $(awk -v k="$T_KB" 'BEGIN { printf "%.1f", k / 1024 }') MB peak, $T_REQ request(s) ($T_REPEAT repeated) on $T_CONNS connection(s) ($T_PROTO)${T_ERR:+ - FAILED: $T_ERR}"
 }
 check() { # OUT label → C_OK (1 or 0), C_MSG; the first 20 failures go to WORK/label.check
     if C_MSG=$(python3 "$HERE/check_site.py" "$ROOT" "$1" --list 20 2>"$WORK/$2.check"); then C_OK=1; else C_OK=0; fi
@@ -380,7 +381,7 @@ check() { # OUT label → C_OK (1 or 0), C_MSG; the first 20 failures go to WORK
 }
 record() { # tool out round relay_ticks
     local IFS=$'\t'
-    printf '%s\n' "$1	$2	$3	$T_RC	$T_S	$T_U	$T_SYS	$T_KB	$T_REQ	$T_CONNS	$T_PROTO	$T_TLS	$T_STATUS	$C_OK	${C_MSG//$'\t'/ }	${T_ERR//$'\t'/ }	$4" >> "$RESULTS"
+    printf '%s\n' "$1	$2	$3	$T_RC	$T_S	$T_U	$T_SYS	$T_KB	$T_REQ	$T_CONNS	$T_PROTO	$T_TLS	$T_STATUS	$C_OK	${C_MSG//$'\t'/ }	${T_ERR//$'\t'/ }	$4	$T_REPEAT" >> "$RESULTS"
 }
 
 # run_one tool kind round: one timed run, checked, recorded.
