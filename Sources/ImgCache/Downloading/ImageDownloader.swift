@@ -36,6 +36,8 @@ public final class ImageDownloader: Sendable {
         var settled: Set<String> = []
     }
     private let onEvent: (@Sendable (DownloadEvent) -> Void)?
+    /// Exactly the formats the policy accepts.
+    private let acceptHeader: String
 
     /// Creates a downloader.
     /// - Parameters:
@@ -52,6 +54,7 @@ public final class ImageDownloader: Sendable {
         self.writer = CacheWriteQueue(store: store)
         self.originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
         self.onEvent = onEvent
+        self.acceptHeader = ImageFormat.acceptHeader(for: policy.acceptedFormats)
     }
 
     /// The number of images being fetched over the network right now (queued or in flight).
@@ -313,7 +316,7 @@ public final class ImageDownloader: Sendable {
         var current = url
         var redirects = 0
         var attempt = 0
-        var headers: [(name: String, value: String)] = [("User-Agent", policy.userAgent)]
+        var headers: [(name: String, value: String)] = [("User-Agent", policy.userAgent), ("Accept", acceptHeader)]
         if let etag = stale?.etag { headers.append(("If-None-Match", etag)) }
         if let lastModified = stale?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
 

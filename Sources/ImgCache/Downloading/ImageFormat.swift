@@ -15,6 +15,24 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         return formats
     }
 
+    /// The format's media type, as an `Accept` header names it.
+    public var mediaType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .avif: "image/avif"
+        case .svg: "image/svg+xml"
+        }
+    }
+
+    /// An `Accept` header value naming exactly `formats` (in a fixed order), so that an image CDN
+    /// that negotiates the format (`f_auto`, `auto=format`) answers with one that is kept.
+    public static func acceptHeader(for formats: Set<ImageFormat>) -> String {
+        allCases.filter(formats.contains).map(\.mediaType).joined(separator: ", ")
+    }
+
     /// The format `bytes` start like, if any.
     public static func detect(_ bytes: [UInt8]) -> ImageFormat? {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
