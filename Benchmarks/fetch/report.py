@@ -6,14 +6,17 @@ usage: report.py RESULTS.tsv META.tsv
 RESULTS.tsv: one line per timed run: setting, tool, out (tmpfs or disk), round, exit status, wall s,
 user s, system s, peak RSS KB, requests, connections, protocols (proto:count,...), TLS versions,
 statuses, check ok (1/0), check message, error message, relay CPU ticks during the run.
-META.tsv: key, values... (see run.sh, section 7).
+META.tsv: key, values... (see run.sh, section 7, and common_meta in ../common/bench.sh).
 
 Wall: the best (lowest) of the runs that succeeded. CPU: user + system of the median run (by CPU
 time), which moves less with other work on the machine than the best would. Peak RSS: the highest.
+Those rules, the Group of runs and what both reports print alike are in ../common/bench_report.py.
 """
-import collections
-import statistics
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_report import print_busy, print_how_timed, print_relay, read_groups, read_meta, verdict  # noqa: E402
 
 FIELDS = ("setting tool out round rc wall user sys rss req conns proto tls status check_ok check_msg err "
           "relay_ticks").split()
@@ -50,114 +53,6 @@ def short_label(tool, meta):
     }[tool]
 
 
-def read_meta(path):
-    meta = {"sanity": [], "cmd": {}, "fs": {}}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            parts = line.rstrip("\n").split("\t")
-            key, values = parts[0], parts[1:]
-            if key == "sanity":
-                meta["sanity"].append(values[0])
-            elif key == "cmd":
-                meta["cmd"][(values[0], values[1])] = values[2]
-            elif key == "fs":
-                meta["fs"][values[0]] = values[1:]
-            else:
-                meta[key] = values if len(values) > 1 else (values[0] if values else "")
-    return meta
-
-
-def number(text):
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-class Group:
-    """The runs of one tool in one setting with one kind of output folder."""
-
-    def __init__(self, runs):
-        self.runs = runs
-        self.ok = [r for r in runs if r["rc"] == "0"]
-        self.failed = [r for r in runs if r["rc"] != "0"]
-
-    @property
-    def wall(self):
-        return min(float(r["wall"]) for r in self.ok) if self.ok else None
-
-    @property
-    def wall_median(self):
-        values = sorted(float(r["wall"]) for r in self.ok)
-        return values[(len(values) - 1) // 2] if values else None
-
-    @property
-    def cpu(self):
-        """user + system of the median run (the lower median for an even count)."""
-        values = sorted((number(r["user"]) or 0) + (number(r["sys"]) or 0) for r in self.ok
-                        if number(r["user"]) is not None)
-        return values[(len(values) - 1) // 2] if values else None
-
-    @property
-    def rss_mb(self):
-        values = [number(r["rss"]) for r in self.ok if number(r["rss"]) is not None]
-        return max(values) / 1024 if values else None
-
-    def spread(self, field):
-        values = sorted({int(r[field]) for r in self.ok})
-        if not values:
-            return "-"
-        return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
-
-    def protocols(self):
-        counts = collections.Counter()
-        for r in self.ok:
-            for item in r["proto"].split(","):
-                if ":" in item:
-                    name, n = item.rsplit(":", 1)
-                    counts[name] += int(n)
-        names = {"HTTP/2.0": "h2", "HTTP/1.1": "http/1.1", "HTTP/1.0": "http/1.0"}
-        if not counts:
-            return "-"
-        if len(counts) == 1:
-            return names.get(next(iter(counts)), next(iter(counts)))
-        total = sum(counts.values())
-        return " + ".join(f"{names.get(k, k)} {100 * v / total:.0f}%" for k, v in counts.most_common())
-
-    def tls(self):
-        versions = set()
-        for r in self.ok:
-            for item in r["tls"].split(","):
-                if ":" in item:
-                    versions.add(item.rsplit(":", 1)[0].replace("TLSv", "TLS "))
-        return "/".join(sorted(versions))
-
-    def odd_statuses(self):
-        """Statuses other than 200, per run (the first run's), e.g. '1x404'."""
-        if not self.ok:
-            return ""
-        out = []
-        for item in self.ok[0]["status"].split(","):
-            if ":" in item:
-                code, n = item.rsplit(":", 1)
-                if code != "200":
-                    out.append(f"{n}x{code}")
-        return " ".join(out)
-
-    def check(self, images):
-        if not self.runs:
-            return "-"
-        good = sum(1 for r in self.runs if r["check_ok"] == "1")
-        if good == len(self.runs):
-            return f"{images}/{images} ok ({good}/{len(self.runs)} runs)"
-        bad = next(r for r in self.runs if r["check_ok"] != "1")
-        return f"INCOMPLETE in {len(self.runs) - good}/{len(self.runs)} runs: {bad['check_msg'][:90]}"
-
-    def relay_cpu(self, ticks):
-        values = [int(r["relay_ticks"]) for r in self.ok if r["relay_ticks"].lstrip("-").isdigit()]
-        return statistics.mean(values) / ticks if values else None
-
-
 def fmt(value, spec, missing="-"):
     return missing if value is None else format(value, spec)
 
@@ -165,16 +60,7 @@ def fmt(value, spec, missing="-"):
 def main():
     results_path, meta_path = sys.argv[1:3]
     meta = read_meta(meta_path)
-    rows = []
-    with open(results_path, encoding="utf-8") as f:
-        for line in f:
-            parts = line.rstrip("\n").split("\t")
-            parts += [""] * (len(FIELDS) - len(parts))
-            rows.append(dict(zip(FIELDS, parts)))
-    groups = collections.defaultdict(list)
-    for r in rows:
-        groups[(r["setting"], r["tool"], r["out"])].append(r)
-    groups = {k: Group(v) for k, v in groups.items()}
+    groups = read_groups(results_path, FIELDS, ("setting", "tool", "out"))
 
     images = int(meta["images"])
     settings = meta["settings"].split(",")
@@ -184,7 +70,6 @@ def main():
     titles = {s: SETTING_TITLES[s].format(rtt=rtt_text) for s in settings}
     tools = [t for t in TOOL_ORDER if any(k[1] == t for k in groups)]
     ticks = float(meta["ticks"])
-    busy_before, busy_after = (int(x) for x in meta["busy"])
     tmpfs_fs, disk_fs = meta["fs"]["tmpfs"][0], meta["fs"]["disk"][0]
 
     print()
@@ -194,10 +79,7 @@ def main():
           "(median: the median run's). CPU: user + system (/usr/bin/time) of the median run by CPU. RSS: the highest peak.")
     print("Outputs on tmpfs (/dev/shm) unless marked 'disk' "
           f"({disk_fs} under {meta['fs']['disk'][1]}). Requests and connections as logged by nginx.")
-    warn = ""
-    if busy_before > 10 or busy_after > 10:
-        warn = "   WARNING: other work was running on this machine; the figures are skewed by it"
-    print(f"CPU busy with other work, in an idle second before/after the runs: {busy_before}% / {busy_after}%{warn}")
+    print_busy(meta)
     if meta.get("imgcache") != "available":
         print(f"imgcache: pending ({meta.get('imgcache')})")
 
@@ -265,9 +147,6 @@ def main():
         g = groups.get((s, tool, "tmpfs"))
         return g if g is not None and g.runs else None
 
-    def verdict(ok):
-        return "MET" if ok else "NOT MET"
-
     have_ic = meta.get("imgcache") == "available"
 
     def ratio_line(s, text, other, limit, what="wall"):
@@ -315,13 +194,7 @@ def main():
         print(f"  setting 1: imgcache peak RSS < 40 MB, warm run < 0.1 s: n/a (imgcache {meta.get('imgcache')})")
 
     if "3" in settings:
-        print()
-        print(f"Latency relay ({'latency_relay.c' if meta['relay'] == 'c' else 'latency_relay.py'}, "
-              f"{meta['latency_ms']} ms each way), about.html by a fresh curl, best of 3:")
-        for line in meta["sanity"]:
-            print(f"  {line}")
-        if meta.get("relay_stats"):
-            print(f"  {meta['relay_stats']}")
+        print_relay(meta, "about.html")
 
     print()
     print("Commands (OUT: a fresh folder each run; imgcache's warm run reuses its cold run's OUT; CONFIG: "
@@ -331,8 +204,7 @@ def main():
             cmd = meta["cmd"].get((s, tool))
             if cmd:
                 print(f"  [{s}] {cmd}")
-    print(f"  each run as: timeout {meta['tool_timeout']} /usr/bin/time -f '%e %U %S %M' COMMAND; "
-          "wall from date +%s%N around it")
+    print_how_timed(meta)
 
 
 if __name__ == "__main__":

@@ -7,22 +7,18 @@ RESULTS.tsv: one line per timed run: tool, out (tmpfs or disk), round, exit stat
 system s, peak RSS KB, requests, connections, protocols (proto:count,...), TLS versions, statuses,
 check ok (1/0), check message, error message, relay CPU ticks during the run, requests for a
 URL the run had already requested.
-META.tsv: key, values... (see run.sh, section 8).
+META.tsv: key, values... (see run.sh, section 8, and common_meta in ../common/bench.sh).
 
 Wall: the best (lowest) of the runs that succeeded. CPU: user + system of the median run (by CPU
-time). Peak RSS: the highest. The same rules as Benchmarks/fetch/report.py, whose Group this reuses.
+time). Peak RSS: the highest. The same rules as Benchmarks/fetch/report.py: both use
+../common/bench_report.py's Group, and what they print alike.
 """
-import collections
-import importlib.util
 import os
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("fetch_report", os.path.join(HERE, "..", "fetch", "report.py"))
-fetch_report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fetch_report)
-Group, read_meta = fetch_report.Group, fetch_report.read_meta
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_report import print_busy, print_how_timed, print_relay, read_groups, read_meta, verdict  # noqa: E402
 
 FIELDS = ("tool out round rc wall user sys rss req conns proto tls status check_ok check_msg err "
           "relay_ticks repeated").split()
@@ -59,19 +55,9 @@ def check_text(g):
 def main():
     results_path, meta_path = sys.argv[1:3]
     meta = read_meta(meta_path)
-    rows = []
-    with open(results_path, encoding="utf-8") as f:
-        for line in f:
-            parts = line.rstrip("\n").split("\t")
-            parts += [""] * (len(FIELDS) - len(parts))
-            rows.append(dict(zip(FIELDS, parts)))
-    grouped = collections.defaultdict(list)
-    for r in rows:
-        grouped[(r["tool"], r["out"])].append(r)
-    groups = {k: Group(v) for k, v in grouped.items()}
+    groups = read_groups(results_path, FIELDS, ("tool", "out"))
     tools = [t for t in TOOL_ORDER if any(k[0] == t for k in groups)]
     ticks = float(meta["ticks"])
-    busy_before, busy_after = (int(x) for x in meta["busy"])
     runs, disk_runs = meta["runs"]
     rtt = 2 * float(meta["latency_ms"])
 
@@ -82,10 +68,7 @@ def main():
     print(f"{runs} run(s) per tool on tmpfs (/dev/shm), {disk_runs} on the disk ({meta['fs']['disk'][0]}), each into "
           "a fresh folder. wall: the best run (median: the median run's). CPU: user + system of the median run. "
           "RSS: the highest peak.")
-    warn = ""
-    if busy_before > 10 or busy_after > 10:
-        warn = "   WARNING: other work was running on this machine; the figures are skewed by it"
-    print(f"CPU busy with other work, in an idle second before/after the runs: {busy_before}% / {busy_after}%{warn}")
+    print_busy(meta)
     if meta.get("imgcache") != "available":
         print(f"imgcache: NOT RUN ({meta.get('imgcache')})")
 
@@ -127,9 +110,6 @@ def main():
     print()
     print("Targets (this run's figures, outputs on tmpfs):")
 
-    def verdict(ok):
-        return "MET" if ok else "NOT MET"
-
     ic = groups.get(("imgcache", "tmpfs"))
     wg = groups.get(("wget2", "tmpfs"))
     if meta.get("imgcache") != "available":
@@ -155,13 +135,7 @@ def main():
         if wg is not None and wg.ok:
             print(f"  for context: imgcache / wget2 CPU time {ic.cpu / wg.cpu:.2f}x, peak RSS {ic.rss_mb / wg.rss_mb:.2f}x")
 
-    print()
-    print(f"Latency relay ({'latency_relay.c' if meta['relay'] == 'c' else 'latency_relay.py'}, "
-          f"{meta['latency_ms']} ms each way), index.html by a fresh curl, best of 3:")
-    for line in meta["sanity"]:
-        print(f"  {line}")
-    if meta.get("relay_stats"):
-        print(f"  {meta['relay_stats']}")
+    print_relay(meta, "index.html")
 
     print()
     print("Commands (OUT: a fresh folder each run; SITE_DIR: the site without its images; urls.txt: the "
@@ -170,8 +144,7 @@ def main():
         cmd = meta["cmd"].get(("site", tool))
         if cmd:
             print(f"  {cmd}")
-    print(f"  each run as: timeout {meta['tool_timeout']} /usr/bin/time -f '%e %U %S %M' COMMAND; "
-          "wall from date +%s%N around it")
+    print_how_timed(meta)
 
 
 if __name__ == "__main__":
