@@ -308,8 +308,14 @@ struct DownloaderCancellationTests {
         let downloader = fixture.downloader
         async let first = downloader.fetchAll(urls)
         while fixture.server.totalRequests < 6 { try await Task.sleep(for: .milliseconds(10)) }
+        let joined = ContinuousClock.now
         async let second = downloader.fetchAll(urls.reversed())
-        try await Task.sleep(for: .milliseconds(100))
+        // The second call counts its images until it finds them in flight; then each counts once.
+        // Give it time to look them up and join (longer on a loaded machine) before reading the count.
+        try await Task.sleep(for: .seconds(1))
+        while downloader.outstandingCount != 6, ContinuousClock.now - joined < .milliseconds(2_500) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(downloader.outstandingCount == 6)
         let (a, b) = await (first, second)
         #expect(a.allSatisfy { $0.status == .downloaded })
