@@ -6,11 +6,20 @@ struct CSSURLToken: Equatable, Sendable {
     let value: String
     /// True for the URL of an `@import`: a stylesheet, never an image.
     var isImport = false
+    /// True inside an `@font-face` block: a font, never an image.
+    var inFontFace = false
+    /// The property whose value holds the URL (lowercase, e.g. `background-image`), when the URL
+    /// stands in a declaration.
+    var property: String?
+
+    /// Whether the URL is a stylesheet's or a font's rather than (possibly) an image's.
+    var isNeverImage: Bool { isImport || inFontFace }
 }
 
 /// Finds the image URLs of a piece of CSS: `url(...)` and the strings or `url()`s inside
-/// `image-set(...)` / `-webkit-image-set(...)`. Skips comments, other strings and `@import`
-/// (a stylesheet, never an image), the way the CSS tokenizer sees them.
+/// `image-set(...)` / `-webkit-image-set(...)`. Skips comments and other strings, the way the CSS
+/// tokenizer sees them, and marks the URLs of `@import` and of `@font-face` blocks (a stylesheet or
+/// a font, never an image). Each URL also carries the property it is a value of.
 enum CSSURLScanner {
     private static func isWhitespace(_ s: Unicode.Scalar) -> Bool {
         s == " " || s == "\t" || s == "\n" || s == "\u{0C}" || s == "\r"
@@ -32,6 +41,20 @@ enum CSSURLScanner {
         var depth = 0
         var imageSetDepths: [Int] = []
         var skipUntilSemicolon = false
+        // Blocks: how deep, and the depth at which an @font-face block was opened.
+        var braceDepth = 0
+        var fontFaceDepth: Int?
+        var fontFacePending = false
+        // Declarations: the property being given a value, and whether a new one may start here
+        // (true at the start, which is where a style attribute's declaration list begins).
+        var property: String?
+        var atDeclarationStart = true
+        func found(_ token: CSSURLToken) {
+            var token = token
+            token.inFontFace = fontFaceDepth != nil
+            token.property = property
+            tokens.append(token)
+        }
         while i < n {
             let c = text[i]
             if c == "/", i + 1 < n, text[i + 1] == "*" {
@@ -43,10 +66,11 @@ enum CSSURLScanner {
             if c == "\"" || c == "'" {
                 let (range, value, next) = readString(text, from: i)
                 if skipUntilSemicolon {
-                    tokens.append(CSSURLToken(range: range, value: value, isImport: true))
+                    found(CSSURLToken(range: range, value: value, isImport: true))
                 } else if let last = imageSetDepths.last, last == depth {
-                    tokens.append(CSSURLToken(range: range, value: value))
+                    found(CSSURLToken(range: range, value: value))
                 }
+                atDeclarationStart = false
                 i = next
                 continue
             }
@@ -58,14 +82,27 @@ enum CSSURLScanner {
                 let nameStart = i + 1
                 var j = nameStart
                 while j < n, isNameCharacter(text[j]) { j += 1 }
-                if String(String.UnicodeScalarView(text[nameStart..<j])).lowercased() == "import" {
-                    skipUntilSemicolon = true
+                switch String(String.UnicodeScalarView(text[nameStart..<j])).lowercased() {
+                case "import": skipUntilSemicolon = true
+                case "font-face": fontFacePending = true
+                default: break
                 }
+                atDeclarationStart = false
                 i = j
                 continue
             }
             if c == ";" || c == "{" || c == "}" {
                 skipUntilSemicolon = false
+                if c == "{" {
+                    braceDepth += 1
+                    if fontFacePending { fontFaceDepth = braceDepth }
+                } else if c == "}" {
+                    if fontFaceDepth == braceDepth { fontFaceDepth = nil }
+                    braceDepth = max(0, braceDepth - 1)
+                }
+                if c != ";" { fontFacePending = false }
+                property = nil
+                atDeclarationStart = true
                 i += 1
                 continue
             }
@@ -85,15 +122,25 @@ enum CSSURLScanner {
                 var j = i
                 while j < n, isNameCharacter(text[j]) { j += 1 }
                 guard j < n, text[j] == "(" else {
+                    if atDeclarationStart {
+                        // `name :` starts a declaration of the property `name`.
+                        var k = j
+                        while k < n, isWhitespace(text[k]) { k += 1 }
+                        if k < n, text[k] == ":" {
+                            property = String(String.UnicodeScalarView(text[nameStart..<j])).lowercased()
+                        }
+                    }
+                    atDeclarationStart = false
                     i = j
                     continue
                 }
+                atDeclarationStart = false
                 let name = String(String.UnicodeScalarView(text[nameStart..<j])).lowercased()
                 if name == "url" {
                     let (token, next) = readURLFunction(text, from: j + 1)
                     if var token {
                         token.isImport = skipUntilSemicolon
-                        tokens.append(token)
+                        found(token)
                     }
                     i = next
                     continue
@@ -105,6 +152,7 @@ enum CSSURLScanner {
                 i = j + 1
                 continue
             }
+            if !isWhitespace(c) { atDeclarationStart = false }
             i += 1
         }
         return tokens

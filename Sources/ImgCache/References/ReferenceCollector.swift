@@ -268,7 +268,7 @@ final class ReferenceCollector: HTMLScanHandler {
         return URLSlot(
             range: rawStart + raw.lowerBound..<rawStart + raw.upperBound,
             text: token.value,
-            context: context, kind: token.isImport ? nil : kind, element: element, attribute: attribute,
+            context: context, kind: token.isNeverImage ? nil : kind, element: element, attribute: attribute,
             isValidCandidate: true, isInert: inert
         )
     }

@@ -53,7 +53,7 @@ extension ImageRewriter {
             let resolver = URLResolver(pageURL: url, baseHref: nil, queryEncoding: nil)
             let prefix = options.referenceStyle.prefix
             var resolved: [String: Resolution] = [:]
-            for token in CSSURLScanner.scan(text.scalars) where !token.isImport {
+            for token in CSSURLScanner.scan(text.scalars) where !token.isNeverImage {
                 let raw = text.rawRange(of: token.range)
                 let slot = URLSlot(range: start + raw.lowerBound..<start + raw.upperBound, text: token.value,
                                    context: .cssInElement, kind: .stylesheet, element: "", attribute: nil,

@@ -21,7 +21,7 @@ struct CSSTests {
         #expect(result.bytes.text.contains("@import \"imported2.png\";"))
         #expect(result.bytes.text.contains("url(commented.png)"))
         #expect(result.bytes.text.contains("\"url(not-a-url.png)\""))
-        #expect(result.references.first { $0.original == "font.woff2" }?.skipReason == .unsupportedExtension)
+        #expect(!result.references.contains { $0.original == "font.woff2" }, "a font is never an image reference")
     }
 
     @Test("the scanner reports decoded values and exact ranges")
@@ -30,5 +30,32 @@ struct CSSTests {
         let tokens = CSSURLScanner.scan(css)
         #expect(tokens.map(\.value) == ["x y.png", "a b.png"])
         #expect(tokens.map { String(String.UnicodeScalarView(css[$0.range])) } == ["x y.png", "a\\20 b.png"])
+    }
+
+    @Test("the scanner tells which property a URL is a value of, and marks @import and @font-face URLs")
+    func scannerContext() {
+        let css = Array("""
+            @import url(a.css); .a { background : #fff url(bg.png); LIST-STYLE-IMAGE: url(l.gif) }
+            @media print { @font-face { font-family: X; src: url(f.png) format("png") } .b { content: url(c.jpg) } }
+            .c:hover{border-image:url(b.png) 30}
+            """.unicodeScalars)
+        let tokens = CSSURLScanner.scan(css)
+        #expect(tokens.map(\.value) == ["a.css", "bg.png", "l.gif", "f.png", "c.jpg", "b.png"])
+        #expect(tokens.map(\.property) == [nil, "background", "list-style-image", "src", "content", "border-image"])
+        #expect(tokens.map(\.isNeverImage) == [true, false, false, true, false, false])
+        // A style attribute is a declaration list: the property starts it.
+        #expect(CSSURLScanner.scan(Array("background-image:url(x.png)".unicodeScalars)).first?.property == "background-image")
+    }
+
+    @Test("a URL in @font-face is a font whatever its extension: never fetched or rewritten")
+    func fontFaceIsNeverAnImage() {
+        let page = "<style>@font-face{font-family:F;src:url(font.svg),url(glyphs.png)} .x{background:url(real.png)}</style>"
+        var options = RewriteOptions(naming: LocalImageNaming(extensions: ["png", "svg"]))
+        options.referenceStyle = .relativePath("images")
+        let result = ImageRewriter(options: options).rewrite(Array(page.utf8), pageURL: WebURL(base + "page.html"))
+        #expect(result.references.map(\.original) == ["real.png"])
+        #expect(result.bytes.text.contains("src:url(font.svg),url(glyphs.png)"))
+        let css = ImageRewriter(options: options).rewriteStylesheet(Array("@font-face{src:url(glyphs.png)}".utf8), url: WebURL(base + "s.css"))
+        #expect(css.references.isEmpty)
     }
 }
