@@ -18,6 +18,14 @@ struct FetchInput: Sendable {
 
     /// Whether `source` is fetched over HTTP.
     var isRemote: Bool { WebURL(source)?.isHTTP == true }
+
+    /// A file or URL given on its own: written to `<out>/<its name>`, a stylesheet when its path
+    /// ends in `.css`, resolved against `baseURL` (a URL input: against where it is loaded from).
+    static func single(_ argument: String, out: String, baseURL: WebURL?) -> FetchInput {
+        let isStylesheet = SiteTree.kind(ofPath: WebURL(argument)?.path ?? argument) == .stylesheet
+        return FetchInput(name: argument, source: argument, output: FetchPlan.outputPath(for: argument, out: out),
+                          kind: isStylesheet ? .stylesheet : .page, url: baseURL, site: nil)
+    }
 }
 
 /// A file of a site folder that is neither a page nor a stylesheet: copied to `output` as it is.

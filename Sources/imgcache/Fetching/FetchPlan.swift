@@ -36,9 +36,7 @@ struct FetchPlan: Sendable {
                isDirectory.boolValue {
                 try addSite(argument, out: out, cacheFolder: cacheFolder, baseURL: baseURL, copiesAssets: copiesAssets)
             } else {
-                let kind: SiteTree.FileKind = SiteTree.kind(ofPath: WebURL(argument)?.path ?? argument) == .stylesheet ? .stylesheet : .page
-                inputs.append(FetchInput(name: argument, source: argument, output: Self.outputPath(for: argument, out: out),
-                                         kind: kind, url: baseURL, site: nil))
+                inputs.append(.single(argument, out: out, baseURL: baseURL))
             }
         }
         if let conflict = Self.conflict(in: self, cacheFolder: cacheFolder) { throw .conflict(conflict) }

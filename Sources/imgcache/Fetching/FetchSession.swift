@@ -104,11 +104,8 @@ final class FetchSession: Sendable {
             bytes = try await Self.read(input.source)
         }
         let destination = input.output
-        if input.site != nil || input.output != FetchPlan.outputPath(for: input.source, out: settings.out) {
-            // Each file refers to the cache folder by the path from its own folder.
-            let folder = (destination as NSString).deletingLastPathComponent
-            options.referenceStyle = settings.referenceStyle(fromFolder: folder)
-        }
+        // Each file refers to the cache folder by the path from its own folder.
+        options.referenceStyle = settings.referenceStyle(fromFolder: (destination as NSString).deletingLastPathComponent)
         if let site = input.site {
             options.isSiteFile = { site.relativePath(servingURL: $0) != nil }
         }
@@ -154,10 +151,8 @@ final class FetchSession: Sendable {
     func localize(_ argument: String, mode: FetchMode,
                   imagesFound: (@Sendable (Int) -> Void)? = nil,
                   pageWritten: (@Sendable (RewriteResult, String) -> Void)? = nil) async throws -> PageRun {
-        let kind: SiteTree.FileKind = SiteTree.kind(ofPath: WebURL(argument)?.path ?? argument) == .stylesheet ? .stylesheet : .page
-        let input = FetchInput(name: argument, source: argument, output: FetchPlan.outputPath(for: argument, out: settings.out),
-                               kind: kind, url: settings.baseURL, site: nil)
-        return try await localize(input, mode: mode, imagesFound: imagesFound, pageWritten: pageWritten)
+        try await localize(.single(argument, out: settings.out, baseURL: settings.baseURL), mode: mode,
+                           imagesFound: imagesFound, pageWritten: pageWritten)
     }
 
     /// Reads a file on a Dispatch thread: file work stays off the cooperative pool.

@@ -3,7 +3,7 @@ import ImgCache
 
 /// Options shared by every command that reads pages.
 struct PageOptions: ParsableArguments {
-    @Option(name: .customLong("base-url"), help: "The URL the page is served from; relative image URLs resolve against it.")
+    @Option(name: .customLong("base-url"), help: "The URL the page is served from (for a site folder, the folder); relative image URLs resolve against it.")
     var baseURL: String?
 
     @Option(help: "Comma-separated image extensions to localise.")
