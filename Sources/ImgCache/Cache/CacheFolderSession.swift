@@ -27,6 +27,12 @@ struct CacheFolderSession {
         return hadImage || hadRecord
     }
 
+    /// The entry `url` had under another name than `localName`, if any: an image whose URL names
+    /// no format, stored again in another format (a CDN that now answers WebP, say).
+    func superseded(url: String, by localName: String) -> String? {
+        index.namesByURL[url].flatMap { $0 == localName ? nil : $0 }
+    }
+
     /// Evicts least-recently-used entries until the index is within `maxTotalBytes`, never
     /// `protected` (the entry just stored, which the caller already checked fits on its own).
     /// Returns how many entries were evicted.

@@ -5,6 +5,9 @@ import Foundation
 /// were appended to `.imgcache.index`, so every process that reads the file agrees on it.
 struct CacheIndex {
     private(set) var entries: [String: CacheEntryMetadata] = [:]
+    /// Each entry's local name by its URL: how an image whose URL names no format (its name comes
+    /// from its bytes) is found again, by this process or another.
+    private(set) var namesByURL: [String: String] = [:]
     /// The image bytes of all entries.
     private(set) var totalBytes = 0
 
@@ -19,11 +22,20 @@ struct CacheIndex {
         case .entry(let metadata):
             let previous = entries.updateValue(metadata, forKey: metadata.localName)
             totalBytes += metadata.byteCount - (previous?.byteCount ?? 0)
+            if let previous, previous.url != metadata.url { forgetName(of: previous) }
+            namesByURL[metadata.url] = metadata.localName
         case .used(let localName, let at):
             entries[localName]?.lastUsedAt = at
         case .removed(let localName):
-            if let previous = entries.removeValue(forKey: localName) { totalBytes -= previous.byteCount }
+            if let previous = entries.removeValue(forKey: localName) {
+                totalBytes -= previous.byteCount
+                forgetName(of: previous)
+            }
         }
+    }
+
+    private mutating func forgetName(of entry: CacheEntryMetadata) {
+        if namesByURL[entry.url] == entry.localName { namesByURL[entry.url] = nil }
     }
 
     mutating func apply(_ records: [CacheIndexRecord]) {

@@ -1,7 +1,8 @@
 /// Why the cache refused a request. File-system failures are reported as `FileError`, naming
 /// the file.
 public enum ImageCacheError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The URL is not http(s) or has no enabled image extension, so it has no file name in the cache.
+    /// The URL is not http(s), or its path names no enabled image format and its bytes are none,
+    /// so it has no file name in the cache.
     case noLocalName(url: String)
     /// The image alone is larger than ``CachePolicy/maxTotalBytes``; it was not stored, and
     /// nothing was evicted to make room for it.
@@ -13,7 +14,7 @@ public enum ImageCacheError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .noLocalName(let url):
-            "\(url): not an http(s) URL with an image extension, so it cannot be cached"
+            "\(url): not an http(s) URL with an image extension or image bytes, so it cannot be cached"
         case .largerThanCache(let url, let byteCount, let maxTotalBytes):
             "\(url): \(byteCount) bytes is more than the whole cache may hold (\(maxTotalBytes) bytes)"
         case .notCached(let url):

@@ -43,7 +43,7 @@ extension ImageCacheStore {
         var results = [Result<CacheEntryMetadata, any Error>?](repeating: nil, count: images.count)
         var staged: [(position: Int, item: Staged)] = []
         for (position, image) in images.enumerated() {
-            guard let localName = localName(for: image.url) else {
+            guard let localName = storageName(for: image.url, bytes: image.bytes) else {
                 results[position] = .failure(ImageCacheError.noLocalName(url: image.url.serializedWithoutFragment))
                 continue
             }
@@ -57,6 +57,7 @@ extension ImageCacheStore {
             try withExclusiveAccess { session in
                 var records: [CacheIndexRecord] = []
                 var placed: [(position: Int, metadata: CacheEntryMetadata)] = []
+                var superseded: [String] = []
                 let time = CacheIndexRecord.storable(now)
                 for (position, item) in staged {
                     let image = images[position]
@@ -67,6 +68,7 @@ extension ImageCacheStore {
                             contentType: image.contentType, byteCount: image.bytes.count, sha256: item.sha256,
                             etag: image.etag, lastModified: image.lastModified,
                             fetchedAt: time, lastUsedAt: time, imageFile: status.fingerprint)
+                        if let old = session.superseded(url: metadata.url, by: item.localName) { superseded.append(old) }
                         records.append(.entry(metadata))
                         placed.append((position, metadata))
                     } catch {
@@ -84,6 +86,7 @@ extension ImageCacheStore {
                     }
                     return
                 }
+                for old in superseded { try? session.removeEntry(old) }
                 for (position, metadata) in placed { results[position] = .success(metadata) }
             }
         } catch {

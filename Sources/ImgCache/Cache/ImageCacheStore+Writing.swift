@@ -34,7 +34,7 @@ extension ImageCacheStore {
         now: Date = Date()
     ) throws -> CacheEntryMetadata {
         let urlString = url.serializedWithoutFragment
-        guard let localName = localName(for: url) else { throw ImageCacheError.noLocalName(url: urlString) }
+        guard let localName = storageName(for: url, bytes: bytes) else { throw ImageCacheError.noLocalName(url: urlString) }
         if let cap = policy.maxTotalBytes, bytes.count > cap {
             // Evicting everything else would not make room, so evict nothing.
             throw ImageCacheError.largerThanCache(url: urlString, byteCount: bytes.count, maxTotalBytes: cap)
@@ -51,6 +51,7 @@ extension ImageCacheStore {
                 byteCount: bytes.count, sha256: sha256, etag: etag, lastModified: lastModified,
                 fetchedAt: time, lastUsedAt: time, imageFile: image.fingerprint
             )
+            let superseded = session.superseded(url: urlString, by: localName)
             do {
                 try session.record([.entry(metadata)])
             } catch {
@@ -59,6 +60,7 @@ extension ImageCacheStore {
                 unlink(imagePath)
                 throw error
             }
+            if let superseded { try? session.removeEntry(superseded) }
             // The image is stored whatever happens next, so a file that cannot be evicted (a
             // permissions problem) must not make this call report failure; eviction resumes on
             // the next store.

@@ -110,12 +110,32 @@ public final class ImageCacheStore: Sendable {
         CacheFileLayout.isValidLocalName(localName) ? layout.imagePath(localName) : nil
     }
 
-    /// The naming's file name for `url`, if it is one the cache can manage. A name with an
-    /// extension the folder scan would not recognise (say, non-ASCII) is refused rather than
-    /// stored where `clear` and `prune` could never find it.
-    func localName(for url: WebURL) -> String? {
-        guard let name = naming.localName(for: url), CacheFileLayout.isValidLocalName(name) else { return nil }
-        return name
+    /// The file name of `url`'s image: the naming's, from the URL's extension; for a URL that
+    /// names no image format, the name its bytes gave it when it was stored (the index records
+    /// it), or nil when it is not cached. A name with an extension the folder scan would not
+    /// recognise (say, non-ASCII) is refused rather than stored where `clear` and `prune` could
+    /// never find it.
+    public func localName(for url: WebURL) -> String? {
+        if let name = naming.localName(for: url) {
+            return CacheFileLayout.isValidLocalName(name) ? name : nil
+        }
+        guard url.isHTTP else { return nil }
+        let key = url.serializedWithoutFragment
+        return state.withLock { state in
+            state.catchUp()
+            return state.index.namesByURL[key]
+        }
+    }
+
+    /// The name `bytes` are stored under for `url`: the naming's, or for a URL whose path names no
+    /// kind of file (``LocalImageNaming/PathKind/untyped``), `SHA-256(url).<the bytes' format>`
+    /// (nil when they are no image format, or the path names another kind).
+    func storageName(for url: WebURL, bytes: [UInt8]) -> String? {
+        var name = naming.localName(for: url)
+        if name == nil, url.isHTTP, naming.pathKind(ofHTTPURL: url.serialized) == .untyped, let format = ImageFormat.detect(bytes) {
+            name = naming.localName(for: url, format: format)
+        }
+        return name.flatMap { CacheFileLayout.isValidLocalName($0) ? $0 : nil }
     }
 
     // MARK: Reading

@@ -123,7 +123,7 @@ public final class ImageDownloader: Sendable {
         // One pass over the cache first, in one hop off the cooperative pool: on a warm run every
         // image is answered here, without a task, an actor call or a second read of its metadata.
         let store = self.store
-        let candidates = urls.indices.filter { policy.allows(urls[$0]) && store.naming.localName(for: urls[$0]) != nil }
+        let candidates = urls.indices.filter { policy.allows(urls[$0]) && Self.mayBeImage(urls[$0], naming: store.naming) }
         let lookups = await BlockingIO.run { store.lookUpForUse(candidates.map { urls[$0] }) }
         var known: [Int: CacheLookup] = [:]
         for (index, lookup) in zip(candidates, lookups) {
@@ -209,6 +209,12 @@ public final class ImageDownloader: Sendable {
         for task in running { _ = await task.value }
     }
 
+    /// Whether `url` is worth a request: an http(s) URL whose path names an enabled image format,
+    /// or none at all (its bytes decide); not one that names a script, a font, a page, …
+    static func mayBeImage(_ url: WebURL, naming: LocalImageNaming) -> Bool {
+        url.isHTTP && naming.pathKind(ofHTTPURL: url.serialized) != .other
+    }
+
     private func cancelledOutcome(for url: WebURL) -> DownloadOutcome {
         DownloadOutcome(url: url.serializedWithoutFragment, localName: store.naming.localName(for: url) ?? "",
                         status: .failed, error: "cancelled")
@@ -237,12 +243,15 @@ public final class ImageDownloader: Sendable {
         var counted = preCounted
         defer { if counted { counter.decrement() } }
         let urlString = url.serializedWithoutFragment
-        guard let localName = store.naming.localName(for: url) else {
+        guard Self.mayBeImage(url, naming: store.naming) else {
             return finish(DownloadOutcome(url: urlString, localName: "", status: .failed, error: "not an http(s) image URL"))
         }
+        // A URL that names no image format gets its name from its bytes: known once they are in
+        // (or from the index, for one stored before).
+        var localName = store.naming.localName(for: url) ?? ""
         func outcome(_ status: DownloadStatus, _ metadata: CacheEntryMetadata? = nil, error: String? = nil) -> DownloadOutcome {
-            DownloadOutcome(url: urlString, localName: localName, status: status, byteCount: metadata?.byteCount ?? 0,
-                            contentType: metadata?.contentType, error: error)
+            DownloadOutcome(url: urlString, localName: metadata?.localName ?? localName, status: status,
+                            byteCount: metadata?.byteCount ?? 0, contentType: metadata?.contentType, error: error)
         }
         guard policy.allows(url) else {
             return finish(outcome(.skipped, error: "host \(url.host ?? "") is not on the allow-list"))
@@ -258,6 +267,7 @@ public final class ImageDownloader: Sendable {
             await BlockingIO.run { store.markUsed(url) }
             return finish(outcome(.cached, metadata))
         }
+        if localName.isEmpty, let stale = lookup.metadata { localName = stale.localName }
 
         if !counted {
             counter.increment()

@@ -15,6 +15,18 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         return formats
     }
 
+    /// The file extension an image of this format is stored under when its URL names none.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .gif: "gif"
+        case .webp: "webp"
+        case .avif: "avif"
+        case .svg: "svg"
+        }
+    }
+
     /// The format's media type, as an `Accept` header names it.
     public var mediaType: String {
         switch self {

@@ -75,6 +75,53 @@ public struct LocalImageNaming: Sendable, Hashable {
     /// `name(for:)` for a serialised http(s) URL.
     func name(forHTTPURL serializedURL: String) -> LocalName? {
         guard let ext = imageExtension(ofHTTPURL: serializedURL) else { return nil }
+        return name(forHTTPURL: serializedURL, extension: ext)
+    }
+
+    /// The file name an http(s) URL whose path names no image format gets once its bytes are known
+    /// to be `format`: `SHA-256(url).<the format's extension>`, so that a local web server or
+    /// `loadFileURL` serves it with the right type. Nil for a URL that is not http(s).
+    public func localName(for url: WebURL, format: ImageFormat) -> String? {
+        url.isHTTP ? name(forHTTPURL: url.serialized, extension: format.fileExtension).string : nil
+    }
+
+    /// What an http(s) URL's path says it is.
+    public enum PathKind: Sendable, Equatable {
+        /// An enabled image extension (lowercase).
+        case image(String)
+        /// No extension, or one that names no kind of file (`.php`, `.ashx`, `.aspx`, `.img`,
+        /// `.cgi`, …): in a place where markup expects an image, its bytes decide.
+        case untyped
+        /// An extension that names another kind of file: a script, a stylesheet, a font, a page,
+        /// or an image format that is not enabled.
+        case other
+    }
+
+    /// Extensions that name something other than an image imgcache would keep (besides image
+    /// formats that are not enabled): never fetched to see what they are.
+    static let otherKinds: Set<String> = [
+        "js", "mjs", "css", "json", "xml", "html", "htm", "xhtml", "txt", "md", "pdf", "csv",
+        "woff", "woff2", "ttf", "otf", "eot",
+        "mp4", "webm", "ogg", "ogv", "mp3", "wav", "m4a", "m4v", "mov", "avi", "m3u8",
+        "zip", "gz", "tar", "rar", "7z", "exe", "dmg", "apk", "wasm", "map",
+        "jpg", "jpeg", "png", "gif", "svg", "svgz", "webp", "avif", "bmp", "ico", "tif", "tiff", "heic", "heif", "jxl", "jp2",
+    ]
+
+    /// ``PathKind`` of a serialised http(s) URL (its last path segment's extension, query and
+    /// fragment ignored).
+    public func pathKind(ofHTTPURL serializedURL: String) -> PathKind {
+        if let ext = imageExtension(ofHTTPURL: serializedURL) { return .image(ext) }
+        let serialized = serializedURL.utf8
+        let pathEnd = serialized.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? serialized.endIndex
+        let beforeQuery = serialized[..<pathEnd]
+        guard let slash = beforeQuery.lastIndex(of: UInt8(ascii: "/")) else { return .untyped }
+        let segment = PercentEncoding.decode(beforeQuery[beforeQuery.index(after: slash)...])
+        guard let dot = segment.lastIndex(of: UInt8(ascii: ".")), dot + 1 < segment.count else { return .untyped }
+        let ext = String(decoding: segment[(dot + 1)...], as: UTF8.self).lowercased()
+        return Self.otherKinds.contains(ext) ? .other : .untyped
+    }
+
+    private func name(forHTTPURL serializedURL: String, extension ext: String) -> LocalName {
         var hasher = SHA256()
         let serialized = serializedURL.utf8
         let withoutFragment = serialized[..<(serialized.firstIndex(of: UInt8(ascii: "#")) ?? serialized.endIndex)]
