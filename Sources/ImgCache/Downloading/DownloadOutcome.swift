@@ -47,4 +47,9 @@ public enum DownloadEvent: Sendable {
     case started(url: String, localName: String)
     /// The image finished: downloaded, revalidated, cached, failed or skipped.
     case finished(DownloadOutcome)
+    /// Work the coming refresh must include has begun (a page to write again once its images are
+    /// in): the refresh waits for the matching ``releaseRefresh``. Not an image event.
+    case holdRefresh
+    /// That work is done.
+    case releaseRefresh
 }

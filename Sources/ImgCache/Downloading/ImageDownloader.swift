@@ -209,6 +209,17 @@ public final class ImageDownloader: Sendable {
         for task in running { _ = await task.value }
     }
 
+    /// Tells the refresh notifier that work it must wait for has begun: a page to be written again
+    /// once the images under way are in. Balance each call with ``releaseRefresh()``.
+    public func holdRefresh() {
+        onEvent?(.holdRefresh)
+    }
+
+    /// Ends what ``holdRefresh()`` began.
+    public func releaseRefresh() {
+        onEvent?(.releaseRefresh)
+    }
+
     /// Whether `url` is worth a request: an http(s) URL whose path names an enabled image format,
     /// or none at all (its bytes decide); not one that names a script, a font, a page, …
     static func mayBeImage(_ url: WebURL, naming: LocalImageNaming) -> Bool {
@@ -361,7 +372,7 @@ public final class ImageDownloader: Sendable {
                 case 200..<300:
                     guard let format = ImageFormat.detect(response.body), policy.acceptedFormats.contains(format) else {
                         let type = response.header("Content-Type") ?? "no content type"
-                        return .failure(Failure(message: "not an image (\(type), \(response.body.count) bytes)"))
+                        return .failure(Failure(message: "not an image: \(type) (\(response.body.count) bytes)"))
                     }
                     return .success(response)
                 case 500..<600:

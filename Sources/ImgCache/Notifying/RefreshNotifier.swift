@@ -120,6 +120,12 @@ public final class RefreshNotifier: Sendable {
                 }
                 state.tally.add(outcome)
                 publish(outcome.status == .failed ? .failed(outcome) : .finished(outcome), in: &state)
+            case .holdRefresh:
+                // Counted like a download in flight, but no image event.
+                state.outstanding += 1
+                state.quietDeadline = nil
+            case .releaseRefresh:
+                state.outstanding = max(0, state.outstanding - 1)
             }
             update(&state, now: now)
         }

@@ -51,7 +51,13 @@ public struct ImageReference: Sendable, Hashable, Codable {
         /// A file the site already ships beside the page (``RewriteOptions/isSiteFile``): it is
         /// there offline as it is, so it is neither downloaded nor rewritten.
         case siteFile = "site-file"
+        /// The URL names no image format, in a place where the markup says it is an image: it is
+        /// fetched, and rewritten once its bytes have named it (`SHA-256(url).<format>`).
+        case awaitingType = "awaiting-type"
     }
+
+    /// Whether the image is to be fetched: rewritten to a cache name, or waiting for its bytes to name it.
+    public var wantsImage: Bool { rewritten || skipReason == .awaitingType }
 
     /// The kind of markup the URL was found in.
     public let kind: Kind

@@ -238,7 +238,8 @@ final class ReferenceCollector: HTMLScanHandler {
                     range: base + raw.lowerBound..<base + raw.upperBound,
                     text: string(text, candidate.urlRange, rawStart: base),
                     context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
-                    isValidCandidate: candidate.isValid, isInert: inert
+                    isValidCandidate: candidate.isValid, isInert: inert,
+                    acceptsUntyped: URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
                 )
             }
         }
@@ -249,7 +250,8 @@ final class ReferenceCollector: HTMLScanHandler {
             range: base + raw.lowerBound..<base + raw.upperBound,
             text: string(text, trimmed, rawStart: base),
             context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
-            isValidCandidate: true, isInert: inert
+            isValidCandidate: true, isInert: inert,
+            acceptsUntyped: URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
         )]
     }
 
@@ -269,7 +271,7 @@ final class ReferenceCollector: HTMLScanHandler {
             range: rawStart + raw.lowerBound..<rawStart + raw.upperBound,
             text: token.value,
             context: context, kind: token.isNeverImage ? nil : kind, element: element, attribute: attribute,
-            isValidCandidate: true, isInert: inert
+            isValidCandidate: true, isInert: inert, acceptsUntyped: URLSlot.cssAcceptsUntyped(token)
         )
     }
 }

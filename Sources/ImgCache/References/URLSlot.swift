@@ -23,4 +23,31 @@ struct URLSlot: Sendable {
     let isValidCandidate: Bool
     /// True inside markup browsers treat as text.
     let isInert: Bool
+    /// True where the markup says "this is an image" beyond doubt, so that a URL naming no
+    /// format may be fetched to let its bytes decide.
+    var acceptsUntyped = false
+}
+
+extension URLSlot {
+    /// CSS properties whose `url()` values are images.
+    static let imageProperties: Set<String> = [
+        "background", "background-image", "list-style", "list-style-image", "border-image", "border-image-source",
+        "content", "mask", "mask-image", "-webkit-mask", "-webkit-mask-image", "-webkit-mask-box-image",
+    ]
+
+    /// Whether an attribute reference of `kind` on `element` is unambiguously an image: every
+    /// image attribute, and the lazy attributes of `img` and `source` (elsewhere they may hold anything).
+    static func attributeAcceptsUntyped(kind: ImageReference.Kind?, element: String) -> Bool {
+        switch kind {
+        case nil, .styleAttribute, .styleElement, .stylesheet: false
+        case .lazyAttribute: element == "img" || element == "source"
+        default: true
+        }
+    }
+
+    /// Whether a CSS URL is unambiguously an image: the value of an image property, never a font
+    /// or an `@import`.
+    static func cssAcceptsUntyped(_ token: CSSURLToken) -> Bool {
+        !token.isNeverImage && token.property.map(imageProperties.contains) == true
+    }
 }

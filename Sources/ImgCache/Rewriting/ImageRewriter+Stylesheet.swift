@@ -57,7 +57,7 @@ extension ImageRewriter {
                 let raw = text.rawRange(of: token.range)
                 let slot = URLSlot(range: start + raw.lowerBound..<start + raw.upperBound, text: token.value,
                                    context: .cssInElement, kind: .stylesheet, element: "", attribute: nil,
-                                   isValidCandidate: true, isInert: false)
+                                   isValidCandidate: true, isInert: false, acceptsUntyped: URLSlot.cssAcceptsUntyped(token))
                 let resolution = resolved[token.value] ?? resolve(token.value, resolver: resolver)
                 resolved[token.value] = resolution
                 let reference = decide(slot, kind: .stylesheet, resolution: resolution, prefix: prefix)

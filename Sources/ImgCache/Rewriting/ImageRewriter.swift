@@ -115,18 +115,13 @@ public struct ImageRewriter: Sendable {
         var rewrittenStarts: Set<Int> = []
         let prefix = options.referenceStyle.prefix
         // Pages often repeat an image (a srcset and its fallback src, a sprite): resolve each text
-        // once. The dictionary points at the first reference that shows the text's resolution.
-        var resolved: [String: Int] = [:]
+        // once. (What a resolution means for one place in the page is decided per slot.)
+        var resolved: [String: Resolution] = [:]
         analysis.references.reserveCapacity(collector.urlSlots.count)
         for slot in collector.urlSlots {
             guard let kind = slot.kind else { continue }
-            let resolution: Resolution
-            if let index = resolved[slot.text] {
-                resolution = Resolution(analysis.references[index])
-            } else {
-                resolution = resolve(slot.text, resolver: resolver)
-                if slot.isValidCandidate, !slot.isInert { resolved[slot.text] = analysis.references.count }
-            }
+            let resolution = resolved[slot.text] ?? resolve(slot.text, resolver: resolver)
+            resolved[slot.text] = resolution
             let reference = decide(slot, kind: kind, resolution: resolution, prefix: prefix)
             if reference.skipReason == .relativeWithoutBase { unresolvedRelative += 1 }
             if reference.rewritten {
@@ -153,17 +148,8 @@ public struct ImageRewriter: Sendable {
         var url: String?
         var name: LocalName?
         var skip: ImageReference.SkipReason?
-
-        init(url: String? = nil, name: LocalName? = nil, skip: ImageReference.SkipReason? = nil) {
-            self.url = url
-            self.name = name
-            self.skip = skip
-        }
-
-        /// The resolution a reference was made from (one that is not a dropped candidate or inert).
-        init(_ reference: ImageReference) {
-            self.init(url: reference.url, name: reference.localNameValue, skip: reference.skipReason)
-        }
+        /// The URL names no image format: an image only where the markup says so beyond doubt.
+        var untyped = false
     }
 
     func resolve(_ text: String, resolver: URLResolver) -> Resolution {
@@ -180,7 +166,7 @@ public struct ImageRewriter: Sendable {
         case .invalid:
             return Resolution(skip: .invalidURL)
         }
-        guard let name = options.naming.name(forHTTPURL: serialized) else { return Resolution(url: serialized, skip: .unsupportedExtension) }
+        guard let name = options.naming.name(forHTTPURL: serialized) else { return resolveUntyped(serialized) }
         if let isSiteFile = options.isSiteFile, isSiteFile(serialized) { return Resolution(url: serialized, skip: .siteFile) }
         if let shouldRewrite = options.shouldRewrite, let url = WebURL(serialized), !shouldRewrite(url, name.string) {
             return Resolution(url: serialized, name: name, skip: .declined)
@@ -188,9 +174,31 @@ public struct ImageRewriter: Sendable {
         return Resolution(url: serialized, name: name)
     }
 
+    /// An http(s) URL without an enabled image extension: nothing, unless its path names no kind
+    /// of file and such URLs are taken; then it is rewritten once its name is known
+    /// (``RewriteOptions/untypedName``), and until then waits for its bytes.
+    private func resolveUntyped(_ serialized: String) -> Resolution {
+        guard options.untypedImages, options.naming.pathKind(ofHTTPURL: serialized) == .untyped else {
+            return Resolution(url: serialized, skip: .unsupportedExtension)
+        }
+        if let isSiteFile = options.isSiteFile, isSiteFile(serialized) { return Resolution(url: serialized, skip: .siteFile) }
+        guard let known = options.untypedName?(serialized), let name = LocalName(known) else {
+            return Resolution(url: serialized, skip: .awaitingType, untyped: true)
+        }
+        if let shouldRewrite = options.shouldRewrite, let url = WebURL(serialized), !shouldRewrite(url, name.string) {
+            return Resolution(url: serialized, name: name, skip: .declined, untyped: true)
+        }
+        return Resolution(url: serialized, name: name, untyped: true)
+    }
+
     func decide(_ slot: URLSlot, kind: ImageReference.Kind, resolution: Resolution, prefix: String) -> ImageReference {
+        var resolution = resolution
+        if resolution.untyped, !slot.acceptsUntyped {
+            // Not a place where the markup says "image" beyond doubt: the extension rule decides.
+            resolution = Resolution(url: resolution.url, skip: .unsupportedExtension)
+        }
         var skip = resolution.skip
-        if resolution.name != nil, skip == nil || skip == .declined {
+        if resolution.name != nil || resolution.untyped, skip == nil || skip == .declined || skip == .awaitingType {
             // Markup browsers never use is reported as such, whatever the caller would decide.
             if !slot.isValidCandidate {
                 skip = .invalidCandidate

@@ -11,6 +11,14 @@ public struct RewriteOptions: Sendable {
     /// Decides, for each image URL that could be rewritten, whether to rewrite it now (for example
     /// only once it is in the cache). Nil rewrites them all.
     public var shouldRewrite: (@Sendable (_ url: WebURL, _ localName: String) -> Bool)?
+    /// Whether an http(s) URL that names no image format (no extension, or one such as `.php`
+    /// that names no kind of file) counts as an image where the markup says it is one beyond
+    /// doubt (`img src`, `srcset`, `poster`, CSS `background`, …): its bytes then decide its type
+    /// and name. False keeps to the extensions (`--extensions-only`).
+    public var untypedImages = true
+    /// The cache name of such an URL when it is known (its image was downloaded before, or in this
+    /// run); its references are rewritten only then. Nil: none is known.
+    public var untypedName: (@Sendable (_ url: String) -> String?)?
     /// Says whether an absolute image URL is served by a file the site itself ships (a local
     /// asset inside the folder being localised). Such references are left as they are and not
     /// downloaded (``ImageReference/SkipReason/siteFile``). Nil: none is.

@@ -9,6 +9,11 @@ struct PageOptions: ParsableArguments {
     @Option(help: "Comma-separated image extensions to localise.")
     var extensions: String = LocalImageNaming.defaultExtensions.sorted().joined(separator: ",")
 
+    @Flag(name: .customLong("extensions-only"), help: ArgumentHelp(
+        "Only URLs whose path ends in one of --extensions are images.",
+        discussion: "By default a URL with no extension, or one such as .php that names no kind of file, is also taken where the markup says it is an image (img src, srcset, poster, CSS background, ...): it is fetched and named by its bytes' format."))
+    var extensionsOnly = false
+
     @Option(name: .customLong("lazy-attributes"), help: "Comma-separated lazy-loading attributes holding image URLs.")
     var lazyAttributes: String = RewriteOptions.defaultLazyAttributes.joined(separator: ",")
 
@@ -37,11 +42,13 @@ struct PageOptions: ParsableArguments {
     var pageURL: WebURL? { baseURL.flatMap { WebURL($0) } }
 
     func rewriteOptions(referenceStyle: LocalReferenceStyle) -> RewriteOptions {
-        RewriteOptions(
+        var options = RewriteOptions(
             naming: LocalImageNaming(extensions: parsedExtensions, fanOut: fanOut),
             referenceStyle: referenceStyle,
             lazyAttributes: lazyAttributes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
             transportEncodingLabel: charset
         )
+        options.untypedImages = !extensionsOnly
+        return options
     }
 }

@@ -29,7 +29,7 @@ struct UntypedImageTests {
         }
         let page = await fixture.downloader.fetch(WebURL(fixture.server.url("/thumb?id=9"))!)
         #expect(page.status == .failed)
-        #expect(page.error?.hasPrefix("not an image (text/html") == true, "\(page.error ?? "")")
+        #expect(page.error?.hasPrefix("not an image: text/html") == true, "\(page.error ?? "")")
         #expect(!fixture.isCached("/thumb?id=9"))
         let script = await fixture.downloader.fetch(WebURL(fixture.server.url("/app.js"))!)
         #expect(script.status == .failed)
