@@ -50,6 +50,7 @@ public enum DownloadEvent: Sendable {
     /// Work the coming refresh must include has begun (a page to write again once its images are
     /// in): the refresh waits for the matching ``releaseRefresh``. Not an image event.
     case holdRefresh
-    /// That work is done.
-    case releaseRefresh
+    /// That work is done; `rewrittenPage` is the path of the page it wrote again, if any, which
+    /// the refresh then lists (``RefreshSummary/rewrittenPages``).
+    case releaseRefresh(rewrittenPage: String?)
 }

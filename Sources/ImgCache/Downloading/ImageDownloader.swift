@@ -215,9 +215,10 @@ public final class ImageDownloader: Sendable {
         onEvent?(.holdRefresh)
     }
 
-    /// Ends what ``holdRefresh()`` began.
-    public func releaseRefresh() {
-        onEvent?(.releaseRefresh)
+    /// Ends what ``holdRefresh()`` began; `rewrittenPage` is the path of the page written again
+    /// meanwhile, for the refresh to list.
+    public func releaseRefresh(rewrittenPage: String? = nil) {
+        onEvent?(.releaseRefresh(rewrittenPage: rewrittenPage))
     }
 
     /// Whether `url` is worth a request: an http(s) URL whose path names an enabled image format,

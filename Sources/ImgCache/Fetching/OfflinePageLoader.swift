@@ -14,7 +14,9 @@ public struct OfflinePage: Sendable {
 
 /// The app-facing pipeline: rewrite a page for the local cache at once (live mode), write it
 /// into the cache folder, download the missing images in the background, and announce a
-/// refresh through `notifier` when they are in.
+/// refresh through `notifier` when they are in. Images whose URL names no format are named by
+/// their bytes: the page is written again once they are in, before the refresh, which lists it
+/// (``RefreshSummary/rewrittenPages``).
 ///
 /// Show the page with `WKWebView.loadFileURL(page.fileURL, allowingReadAccessTo: page.readAccessURL)`
 /// and reload on the refresh; or serve images from `image(for:)` through a custom URL scheme
@@ -58,17 +60,36 @@ public final class OfflinePageLoader: Sendable {
                      transportEncodingLabel: String? = nil) throws -> OfflinePage {
         var options = RewriteOptions(naming: store.naming, referenceStyle: referenceStyle)
         options.transportEncodingLabel = transportEncodingLabel
-        let rewriter = ImageRewriter(options: options)
-        let rewrite = rewriter.rewrite(html, pageURL: pageURL)
+        // Images whose URL names no format: those already cached are rewritten at once.
+        let store = self.store
+        options.untypedName = { url in WebURL(url).flatMap(store.localName(for:)) }
+        let rewrite = ImageRewriter(options: options).rewrite(html, pageURL: pageURL)
         let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
         try AtomicFile.write(rewrite.bytes, to: pagePath)
         var seen: Set<String> = []
         let urls = rewrite.references.compactMap { reference -> WebURL? in
-            guard reference.rewritten, let url = reference.url, seen.insert(url).inserted else { return nil }
+            guard reference.wantsImage, let url = reference.url, seen.insert(url).inserted else { return nil }
             return WebURL(url)
         }
         let downloader = self.downloader
-        let downloads = Task { await downloader.fetchAll(urls) }
+        // The others are named by their bytes: the page is written again once they are in, and
+        // the refresh waits for that write and lists the page.
+        let awaitingType = rewrite.references.contains { $0.skipReason == .awaitingType }
+        if awaitingType { downloader.holdRefresh() }
+        let downloads = Task {
+            let results = await downloader.fetchAll(urls)
+            guard awaitingType else { return results }
+            let named = Dictionary(results.filter(\.isCached).map { ($0.url, $0.localName) }, uniquingKeysWith: { first, _ in first })
+            var written: String?
+            if rewrite.references.contains(where: { $0.skipReason == .awaitingType && $0.url.flatMap { named[$0] } != nil }) {
+                var again = options
+                again.untypedName = { named[$0] }
+                let bytes = ImageRewriter(options: again).rewrite(html, pageURL: pageURL).bytes
+                if (try? await BlockingIO.run({ try AtomicFile.write(bytes, to: pagePath) })) != nil { written = pagePath }
+            }
+            downloader.releaseRefresh(rewrittenPage: written)
+            return results
+        }
         return OfflinePage(fileURL: URL(fileURLWithPath: pagePath),
                            readAccessURL: URL(fileURLWithPath: store.directory, isDirectory: true),
                            rewrite: rewrite, downloads: downloads)

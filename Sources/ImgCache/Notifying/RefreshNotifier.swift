@@ -124,8 +124,9 @@ public final class RefreshNotifier: Sendable {
                 // Counted like a download in flight, but no image event.
                 state.outstanding += 1
                 state.quietDeadline = nil
-            case .releaseRefresh:
+            case .releaseRefresh(let rewrittenPage):
                 state.outstanding = max(0, state.outstanding - 1)
+                if let rewrittenPage { state.tally.rewrittenPages.append(rewrittenPage) }
             }
             update(&state, now: now)
         }

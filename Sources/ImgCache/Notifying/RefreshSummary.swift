@@ -56,11 +56,16 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
     /// burst starts with its first event after the previous refresh, or at the previous refresh
     /// itself when that was a progress refresh with downloads still outstanding.
     public var elapsed: Duration
+    /// The pages written again in this burst, by path: pages whose images named no format were
+    /// rewritten once their bytes had named them. A viewer showing one reloads it (or reads it
+    /// again) now.
+    public var rewrittenPages: [String]
 
     /// Creates a summary.
     public init(downloaded: Int = 0, revalidated: Int = 0, cached: Int = 0, skipped: Int = 0,
                 failed: [FailedImage] = [], bytes: Int = 0, outstanding: Int = 0,
-                reason: RefreshReason = .settled, elapsed: Duration = .zero) {
+                reason: RefreshReason = .settled, elapsed: Duration = .zero, rewrittenPages: [String] = []) {
+        self.rewrittenPages = rewrittenPages
         self.downloaded = downloaded
         self.revalidated = revalidated
         self.cached = cached

@@ -23,6 +23,7 @@ struct EventPrinter: Sendable {
                       "cached": summary.cached, "skipped": summary.skipped, "bytes": summary.bytes,
                       "elapsed": summary.elapsedSeconds, "reason": summary.reason.rawValue,
                       "failed": summary.failed.map { ["url": $0.url, "reason": $0.reason] }]
+            if !summary.rewrittenPages.isEmpty { object["rewrittenPages"] = summary.rewrittenPages }
         }
         write(object)
     }

@@ -6,6 +6,42 @@ import Testing
 
 @Suite("Offline pages for apps")
 struct OfflinePageLoaderTests {
+    @Test("an image whose URL names no format: the page is written again once its bytes named it, and the one refresh, after that write, lists the page")
+    func untypedImagesRewriteThePageBeforeTheRefresh() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/photo/7", .image(bytes: TestImages.jpeg(), contentType: "image/jpeg", delay: .milliseconds(200)))
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("cache"))
+        let transport = AsyncHTTPClientTransport()
+        // No debounce: without the hold the refresh would fire before the second write.
+        let loader = OfflinePageLoader(store: store, transport: transport, debounce: .zero, notificationCenter: nil)
+        let refreshes = loader.notifier.events()
+        let html = Array("<img src=a.png><img src=/photo/7>".utf8)
+        let page = try loader.open(html: html, pageURL: WebURL(server.url("/article.html")))
+        let png = LocalImageNaming().localName(for: WebURL(server.url("/a.png"))!)!
+        let jpeg = LocalImageNaming().localName(for: WebURL(server.url("/photo/7"))!, format: .jpeg)!
+        #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=\(png)><img src=/photo/7>", "the known name at once")
+        var summary: RefreshSummary?
+        for await event in refreshes {
+            if case .refresh(let found) = event {
+                summary = found
+                // The page on disk is already the final one when the refresh arrives.
+                #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=\(png)><img src=\(jpeg)>")
+                break
+            }
+        }
+        #expect(summary?.downloaded == 2)
+        #expect(summary?.rewrittenPages == [page.fileURL.path])
+        // Opened again, the name comes from the cache at once.
+        let again = try loader.open(html: html, pageURL: WebURL(server.url("/article.html")), pageName: "again.html")
+        #expect(try String(contentsOf: again.fileURL, encoding: .utf8) == "<img src=\(png)><img src=\(jpeg)>")
+        _ = await again.downloads.value
+        #expect(server.requestCount("/photo/7") == 1)
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+
     @Test("the page is written into the cache folder at once, fully rewritten; the refresh comes when the images are in")
     func liveOpen() async throws {
         let server = try await TestImageServer.start()
