@@ -12,7 +12,9 @@ struct EventPrinter: Sendable {
         var object: [String: Any]
         switch event {
         case .started(let url, let localName):
-            object = ["event": "started", "url": url, "localPath": localPath(localName)]
+            object = ["event": "started", "url": url]
+            // An image whose URL names no format has no name until its bytes are in.
+            if !localName.isEmpty { object["localPath"] = localPath(localName) }
         case .finished(let outcome), .failed(let outcome):
             object = ["event": outcome.status == .failed ? "failed" : "finished", "url": outcome.url,
                       "localPath": localPath(outcome.localName), "status": outcome.status.rawValue, "bytes": outcome.byteCount]
