@@ -49,6 +49,12 @@ public enum Behaviour: Sendable {
     /// connection, or over HTTP/2 resets the stream).
     case drip(bytes: [UInt8], interval: Duration)
 
+    /// Content negotiation, as image CDNs do it (`f_auto`, `auto=format`): the first of
+    /// `variants` whose media type the request's `Accept` header names (exactly, ignoring
+    /// parameters such as `;q=`), served as `.image`; `fallback` when none is named or there is no
+    /// `Accept` header.
+    indirect case negotiated(variants: [(mediaType: String, bytes: [UInt8])], fallback: Behaviour)
+
     /// The n-th request to the route gets the n-th behaviour; once the list is used up the last one
     /// repeats. The position is per route and starts again when the route is registered anew.
     /// An empty list answers 500.

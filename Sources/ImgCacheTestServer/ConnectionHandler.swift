@@ -159,6 +159,16 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 promise: nil)
             drip(bytes[...], interval: interval, context: context)
 
+        case .negotiated(let variants, let fallback):
+            let accepted = Set((request.header("Accept") ?? "").split(separator: ",").map {
+                $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased()
+            })
+            if let variant = variants.first(where: { accepted.contains($0.mediaType.lowercased()) }) {
+                perform(.image(bytes: variant.bytes, contentType: variant.mediaType), request: request, context: context)
+            } else {
+                perform(fallback, request: request, context: context)
+            }
+
         case .sequence:
             // ServerState.resolve never hands out a sequence.
             respond(context, .internalServerError, contentType: "text/plain", body: Array("unresolved sequence\n".utf8))

@@ -72,6 +72,23 @@ struct UntypedImageTests {
         #expect(store.verify().isEmpty)
     }
 
+    @Test("a CDN that negotiates the format answers with one that is kept: JPEG by default, WebP once it is enabled")
+    func negotiatedFormat() async throws {
+        let webp = Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 24)
+        for (formats, expected) in [(Set<ImageFormat>([.jpeg, .png, .gif]), ImageFormat.jpeg), ([.jpeg, .png, .gif, .webp], .webp)] {
+            let fixture = try await DownloadFixture.make(policy: DownloadPolicy(acceptedFormats: formats))
+            // WebP unless the Accept header leaves it out (and when there is none).
+            fixture.server.route("/auto/photo", .negotiated(variants: [("image/webp", webp), ("image/jpeg", TestImages.jpeg())],
+                                                            fallback: .image(bytes: webp, contentType: "image/webp")))
+            let url = WebURL(fixture.server.url("/auto/photo?w=800"))!
+            let outcome = await fixture.downloader.fetch(url)
+            #expect(outcome.status == .downloaded, "\(outcome.error ?? "")")
+            #expect(outcome.localName == LocalImageNaming().localName(for: url, format: expected))
+            #expect(outcome.contentType == expected.mediaType)
+            try await fixture.close()
+        }
+    }
+
     @Test("what a URL's path says it is")
     func pathKinds() {
         let naming = LocalImageNaming()
