@@ -115,13 +115,20 @@ public struct ImageRewriter: Sendable {
         var rewrittenStarts: Set<Int> = []
         let prefix = options.referenceStyle.prefix
         // Pages often repeat an image (a srcset and its fallback src, a sprite): resolve each text
-        // once. (What a resolution means for one place in the page is decided per slot.)
-        var resolved: [String: Resolution] = [:]
+        // once. The dictionary points at the first reference that shows the text's resolution
+        // (an index, not a copy: a page can hold 100,000 of them). URLs that name no format are
+        // resolved each time: what they mean depends on the place, and they are few.
+        var resolved: [String: Int] = [:]
         analysis.references.reserveCapacity(collector.urlSlots.count)
         for slot in collector.urlSlots {
             guard let kind = slot.kind else { continue }
-            let resolution = resolved[slot.text] ?? resolve(slot.text, resolver: resolver)
-            resolved[slot.text] = resolution
+            let resolution: Resolution
+            if let index = resolved[slot.text] {
+                resolution = Resolution(analysis.references[index])
+            } else {
+                resolution = resolve(slot.text, resolver: resolver)
+                if slot.isValidCandidate, !slot.isInert, !resolution.untyped { resolved[slot.text] = analysis.references.count }
+            }
             let reference = decide(slot, kind: kind, resolution: resolution, prefix: prefix)
             if reference.skipReason == .relativeWithoutBase { unresolvedRelative += 1 }
             if reference.rewritten {
@@ -150,6 +157,19 @@ public struct ImageRewriter: Sendable {
         var skip: ImageReference.SkipReason?
         /// The URL names no image format: an image only where the markup says so beyond doubt.
         var untyped = false
+
+        /// The resolution a reference was made from (one that is not a dropped candidate, inert,
+        /// or of a URL that names no format).
+        init(_ reference: ImageReference) {
+            self.init(url: reference.url, name: reference.localNameValue, skip: reference.skipReason)
+        }
+
+        init(url: String? = nil, name: LocalName? = nil, skip: ImageReference.SkipReason? = nil, untyped: Bool = false) {
+            self.url = url
+            self.name = name
+            self.skip = skip
+            self.untyped = untyped
+        }
     }
 
     func resolve(_ text: String, resolver: URLResolver) -> Resolution {
