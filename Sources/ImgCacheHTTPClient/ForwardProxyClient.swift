@@ -147,6 +147,12 @@ final class ProxyExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         self.context = context
     }
 
+    /// The pipeline removes its handlers when the connection closes: let go of the context then,
+    /// or handler, context and channel keep each other alive (LeakSanitizer found the cycle).
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
     func start(_ request: HTTPRequestHead, maxBytes: Int, promise: EventLoopPromise<Response>) {
         guard let context, context.channel.isActive, self.promise == nil else {
             promise.fail(TransportError.connection("the connection to the proxy closed"))

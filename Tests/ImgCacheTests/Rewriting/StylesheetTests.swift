@@ -57,9 +57,10 @@ struct StylesheetTests {
         #expect(alone.references.first?.url == "https://example.com/app/css/caf%EF%BF%BD.png")
         #expect(alone.encodingSource == .cssDefault)
         // @charset "utf-16" in an ASCII-compatible file means UTF-8.
-        #expect(StylesheetEncoding.determine([UInt8]("@charset \"utf-16\";".utf8).withUnsafeBufferPointer { $0 }, referringDocument: nil).encoding == .utf8)
+        let utf16Rule = [UInt8]("@charset \"utf-16\";".utf8).withUnsafeBufferPointer { StylesheetEncoding.determine($0, referringDocument: nil) }
+        #expect(utf16Rule.encoding == .utf8)
         // The rule must be exact: lowercase, one space, double quotes.
-        #expect(StylesheetEncoding.charsetLabel([UInt8]("@CHARSET \"gbk\";".utf8).withUnsafeBufferPointer { $0 }) == nil)
+        #expect([UInt8]("@CHARSET \"gbk\";".utf8).withUnsafeBufferPointer { StylesheetEncoding.charsetLabel($0) } == nil)
         #expect(StylesheetEncoding.needsReferringEncoding(body))
         #expect(!StylesheetEncoding.needsReferringEncoding(Array(".a{background:url(x.png)}".utf8)))
     }
