@@ -30,6 +30,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     private let forwarded: [ProxySettings.Endpoint: ForwardProxyClient]
     private let proxy: ProxySettings
     private let diagnosis = CertificateDiagnosis(group: HTTPClient.defaultEventLoopGroup)
+    private let guards: AddressGuards
 
     /// Creates the transport and its HTTP clients (on NIO's shared event loop group, whose threads
     /// outlive ``shutdown()``; the clients' connections do not), trusting the system's CAs.
@@ -67,11 +68,13 @@ public final class AsyncHTTPClientTransport: ImageTransport {
                   readTimeout: readTimeout, maxConnectionsPerHost: maxConnectionsPerHost)
     }
 
-    private init(
+    /// - Parameter resolvedNames: host names answered from this table instead of DNS when private
+    ///   networks are denied: how tests make a public-looking name lead to 127.0.0.1.
+    init(
         proxy: ProxySettings, tls: TLSConfiguration, connectTimeout: Duration, readTimeout: Duration,
-        maxConnectionsPerHost: Int
+        maxConnectionsPerHost: Int, resolvedNames: [String: IPAddress] = [:]
     ) {
-        func makeClient(_ proxy: HTTPClient.Configuration.Proxy?) -> HTTPClient {
+        let makeClient: @Sendable (HTTPClient.Configuration.Proxy?) -> HTTPClient = { proxy in
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tls,
                 redirectConfiguration: .disallow,
@@ -106,6 +109,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         }
         self.tunnelled = tunnelled
         self.forwarded = forwarded
+        self.guards = AddressGuards(connectTimeout: connectTimeout, resolvedNames: resolvedNames, makeClient: makeClient)
     }
 
     deinit {
@@ -117,6 +121,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             _ = client.shutdown() as EventLoopFuture<Void>
         }
         for client in forwarded.values { client.shutdown() }
+        guards.abandon()
     }
 
     /// Sends one GET; see ``ImageTransport/send(_:)``.
@@ -129,7 +134,16 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         let remaining = request.deadline - ContinuousClock.now
         guard remaining > .zero else { throw TransportError.timedOut }
 
-        let route = self.route(for: request.url, isHTTPS: lowercasedURL.hasPrefix("https://"))
+        var route = self.route(for: request.url, isHTTPS: lowercasedURL.hasPrefix("https://"))
+        if request.privateNetworks.isRestricted {
+            if case .direct = route {
+                let guarded = try await guards.entry(for: request.privateNetworks)
+                route = .guarded(guarded.client, guarded.proxy)
+            } else {
+                // The user's proxy connects, so only the names can be checked here (and are).
+                try await HostAddressCheck.check(request.url, access: request.privateNetworks)
+            }
+        }
         if case .forwarded(let proxyClient) = route {
             do {
                 return try await proxyClient.send(request)
@@ -140,23 +154,27 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         let client: HTTPClient
         switch route {
         case .direct: client = direct
-        case .tunnelled(let tunnel): client = tunnel
+        case .tunnelled(let tunnel), .guarded(let tunnel, _): client = tunnel
         case .forwarded: preconditionFailure("handled above")
         }
         do {
             return try await Self.exchange(request, on: client, deadline: NIODeadline.now() + TimeAmount(remaining))
         } catch {
+            if case .guarded(_, let guardProxy) = route, let target = URLAuthority(request.url),
+               let refusal = Self.guardError(error, outcome: guardProxy.outcome(host: target.host, port: target.port), host: target.host) {
+                throw refusal
+            }
             if let problem = CertificateProblem(error), let target = URLAuthority(request.url) {
                 let host = target.host
                 let reason: String
-                if case .tunnelled = route {
+                if case .direct = route {
+                    reason = await diagnosis.reason(host: host, port: target.port, hostnameMismatch: problem == .hostname)
+                } else {
                     // Seen from here the server may present another certificate than through the
                     // proxy (which may re-sign TLS with its own CA), so no second look is taken.
                     reason = problem == .hostname
                         ? "issued for another host name (through the proxy)"
                         : "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)"
-                } else {
-                    reason = await diagnosis.reason(host: host, port: target.port, hostnameMismatch: problem == .hostname)
                 }
                 throw TransportError.certificate(host: host, reason: reason)
             }
@@ -167,18 +185,38 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     /// True: AsyncHTTPClient fails a request when its deadline passes, and so does the proxy client.
     public var keepsDeadlines: Bool { true }
 
+    /// True: when private networks are denied, requests go through an in-process `CONNECT` proxy
+    /// that connects only to allowed addresses of what DNS answers (through a user's proxy, which
+    /// connects by itself, the host's names are checked before each request instead).
+    public var checksConnectedAddresses: Bool { true }
+
     /// Shuts the clients down, closing their connections; requests still in flight fail.
     public func shutdown() async {
         for client in [direct] + Array(tunnelled.values) {
             try? await client.shutdown()
         }
         for client in forwarded.values { client.shutdown() }
+        await guards.shutdown()
     }
 
     private enum Route {
         case direct
         case tunnelled(HTTPClient)
         case forwarded(ForwardProxyClient)
+        /// Through the in-process proxy that checks addresses.
+        case guarded(HTTPClient, AddressGuardProxy)
+    }
+
+    /// The error for a request through the address guard that failed at its `CONNECT`: refused
+    /// (with the address and why) or unreachable. Nil for any other failure.
+    private static func guardError(_ error: any Error, outcome: AddressGuardProxy.Outcome?, host: String) -> TransportError? {
+        guard let outcome, let clientError = error as? HTTPClientError, clientError == .invalidProxyResponse else { return nil }
+        switch outcome {
+        case .denied(let address, let kind):
+            return .deniedAddress(host: host, address: address.description, kind: kind)
+        case .unreachable(let reason):
+            return .connection(reason)
+        }
     }
 
     private func route(for url: String, isHTTPS: Bool) -> Route {

@@ -27,6 +27,10 @@ public struct DownloadPolicy: Sendable {
     public var allowedHosts: Set<String>?
     /// Which formats count as images (by their magic bytes).
     public var acceptedFormats: Set<ImageFormat>
+    /// Whether images may come from loopback, private, link-local and other non-public addresses
+    /// (checked on the address connected to, after DNS and after each redirect). Deny them when
+    /// localising pages nobody reviewed; see ``PrivateNetworkAccess``.
+    public var privateNetworks: PrivateNetworkAccess
 
     /// The user agent sent unless told otherwise.
     public static let defaultUserAgent = "imgcache/1.0 (+https://github.com/imgcache)"
@@ -36,7 +40,7 @@ public struct DownloadPolicy: Sendable {
         concurrency: Int = 256, perHostConcurrency: Int = 8, perHostStreams: Int = 100, timeout: Duration = .seconds(30), retries: Int = 2,
         retryDelay: Duration = .milliseconds(250), maxRedirects: Int = 5, maxBytes: Int = 20 * 1024 * 1024,
         userAgent: String = DownloadPolicy.defaultUserAgent, allowedHosts: Set<String>? = nil,
-        acceptedFormats: Set<ImageFormat> = [.jpeg, .png, .gif]
+        acceptedFormats: Set<ImageFormat> = [.jpeg, .png, .gif], privateNetworks: PrivateNetworkAccess = .allowed
     ) {
         self.concurrency = max(1, concurrency)
         self.perHostConcurrency = max(1, perHostConcurrency)
@@ -49,6 +53,7 @@ public struct DownloadPolicy: Sendable {
         self.userAgent = userAgent
         self.allowedHosts = allowedHosts.map { Set($0.map { $0.lowercased() }) }
         self.acceptedFormats = acceptedFormats
+        self.privateNetworks = privateNetworks
     }
 
     /// Whether `url`'s host may be downloaded from.

@@ -346,13 +346,14 @@ public final class ImageDownloader: Sendable {
             let failure: String
             do {
                 let request = TransportRequest(url: current.serializedWithoutFragment, headers: headers,
-                                               maxBytes: policy.maxBytes, deadline: deadline)
+                                               maxBytes: policy.maxBytes, deadline: deadline,
+                                               privateNetworks: policy.privateNetworks)
                 let transport = self.transport
                 // The deadline is kept here unless the transport keeps it itself: a server that
                 // drips one byte a second must not hold a run, whatever a transport does with bodies.
                 let response = transport.keepsDeadlines
-                    ? try await transport.send(request)
-                    : try await withDeadline(deadline) { try await transport.send(request) }
+                    ? try await transport.sendCheckingAddresses(request)
+                    : try await withDeadline(deadline) { try await transport.sendCheckingAddresses(request) }
                 originLimits.observe(response.httpVersion, from: OriginLimits.origin(of: current))
                 switch response.status {
                 case 301, 302, 303, 307, 308:

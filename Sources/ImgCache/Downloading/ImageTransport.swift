@@ -9,13 +9,17 @@ public struct TransportRequest: Sendable {
     public var maxBytes: Int
     /// When the whole exchange (connect, headers and body) must be over.
     public var deadline: ContinuousClock.Instant
+    /// Which addresses may be connected to; a refused one fails with ``TransportError/deniedAddress(host:address:kind:)``.
+    public var privateNetworks: PrivateNetworkAccess
 
     /// Creates a request.
-    public init(url: String, headers: [(name: String, value: String)] = [], maxBytes: Int, deadline: ContinuousClock.Instant) {
+    public init(url: String, headers: [(name: String, value: String)] = [], maxBytes: Int, deadline: ContinuousClock.Instant,
+                privateNetworks: PrivateNetworkAccess = .allowed) {
         self.url = url
         self.headers = headers
         self.maxBytes = maxBytes
         self.deadline = deadline
+        self.privateNetworks = privateNetworks
     }
 }
 
@@ -61,6 +65,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The server's TLS certificate was refused: `reason` says why (not trusted, expired, issued
     /// for another host). Not retried: another attempt would meet the same certificate.
     case certificate(host: String, reason: String)
+    /// The host is, or resolves to, an address that ``PrivateNetworkAccess`` refuses: `kind` says
+    /// which ("a loopback address"). Not retried, and nothing was sent to it.
+    case deniedAddress(host: String, address: String, kind: String)
 
     /// A short sentence for a person.
     public var description: String {
@@ -70,6 +77,11 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .connection(let reason): "connection failed: \(reason)"
         case .invalidRequest(let reason): "invalid request: \(reason)"
         case .certificate(let host, let reason): "TLS certificate of \(host) refused: \(reason)"
+        case .deniedAddress(let host, let address, let kind):
+            // A literal host is the address itself, however the URL spelled it (`[::ffff:a00:1]`).
+            IPAddress(host) != nil
+                ? "refused: \(address) is \(kind), and private networks are denied"
+                : "refused: \(host) is at \(address), \(kind), and private networks are denied"
         }
     }
 
@@ -77,7 +89,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var isTransient: Bool {
         switch self {
         case .timedOut, .connection: true
-        case .tooLarge, .invalidRequest, .certificate: false
+        case .tooLarge, .invalidRequest, .certificate, .deniedAddress: false
         }
     }
 }
@@ -99,9 +111,27 @@ public protocol ImageTransport: Sendable {
     /// however slowly the server sends. When false (the default), the downloader bounds each
     /// request itself, at the cost of a task per request.
     var keepsDeadlines: Bool { get }
+
+    /// Whether `send` itself refuses, on the address each connection is actually made to, what
+    /// `TransportRequest.privateNetworks` denies. When false (the default), the host's addresses are
+    /// looked up and checked before each request instead, which a DNS name that answers
+    /// differently the second time can get past.
+    var checksConnectedAddresses: Bool { get }
 }
 
 extension ImageTransport {
     /// Not promised unless a transport says so.
     public var keepsDeadlines: Bool { false }
+
+    /// Not promised unless a transport says so.
+    public var checksConnectedAddresses: Bool { false }
+
+    /// Sends `request`, first looking up and checking its host's addresses when private networks
+    /// are denied and the transport does not check the addresses it connects to.
+    func sendCheckingAddresses(_ request: TransportRequest) async throws -> TransportResponse {
+        if request.privateNetworks.isRestricted, !checksConnectedAddresses {
+            try await HostAddressCheck.check(request.url, access: request.privateNetworks)
+        }
+        return try await send(request)
+    }
 }

@@ -55,9 +55,13 @@ public final class OfflinePageLoader: Sendable {
 
     /// Rewrites `html` for the cache, writes it into the cache folder as `pageName`, and starts
     /// downloading its images. Returns as soon as the page file is written.
-    /// - Throws: `FileError` when the page cannot be written.
+    /// - Throws: `FileError` when the page cannot be written, or `pageName` is not a plain file
+    ///   name (it may not name a folder, nor climb out of the cache folder).
     public func open(html: [UInt8], pageURL: WebURL?, pageName: String = "index.html",
                      transportEncodingLabel: String? = nil) throws -> OfflinePage {
+        guard !pageName.isEmpty, pageName != ".", pageName != "..", !pageName.contains("/"), !pageName.contains("\0") else {
+            throw FileError(path: pageName, reason: "a page name must be a plain file name, without '/' and not '.' or '..'")
+        }
         var options = RewriteOptions(naming: store.naming, referenceStyle: referenceStyle)
         options.transportEncodingLabel = transportEncodingLabel
         // Images whose URL names no format: those already cached are rewritten at once.
@@ -95,11 +99,13 @@ public final class OfflinePageLoader: Sendable {
                            rewrite: rewrite, downloads: downloads)
     }
 
-    /// Fetches the page at `url` (its final URL is the base, its charset the encoding), then
-    /// does what `open(html:pageURL:)` does.
+    /// Fetches the page at `url` (its final URL is the base, its charset the encoding) as the
+    /// policy allows (user agent, private networks), then does what `open(html:pageURL:)` does.
     /// - Throws: `PageLoadError` when the page cannot be fetched, `FileError` when it cannot be written.
     public func open(url: WebURL, pageName: String = "index.html") async throws -> OfflinePage {
-        let page = try await PageLoader.load(url, transport: transport)
+        let policy = downloader.policy
+        let page = try await PageLoader.load(url, transport: transport, userAgent: policy.userAgent,
+                                             privateNetworks: policy.privateNetworks)
         downloader.noteHTTPVersion(page.httpVersion, forOriginOf: page.url)
         return try open(html: page.bytes, pageURL: page.url, pageName: pageName, transportEncodingLabel: page.charset)
     }

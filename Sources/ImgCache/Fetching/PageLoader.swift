@@ -24,19 +24,20 @@ public struct PageLoadError: Error, Sendable, CustomStringConvertible {
 
 /// Fetches pages (not images) through an `ImageTransport`.
 public enum PageLoader {
-    /// GETs `url`, following up to `maxRedirects` http(s) redirects, within `timeout`.
+    /// GETs `url`, following up to `maxRedirects` http(s) redirects, within `timeout`, connecting
+    /// only to addresses `privateNetworks` allows.
     /// - Throws: `PageLoadError` for a non-2xx status, a transport failure or too many redirects.
     public static func load(_ url: WebURL, transport: any ImageTransport, userAgent: String = DownloadPolicy.defaultUserAgent,
                             timeout: Duration = .seconds(60), maxBytes: Int = 200 * 1024 * 1024,
-                            maxRedirects: Int = 10) async throws -> LoadedPage {
+                            maxRedirects: Int = 10, privateNetworks: PrivateNetworkAccess = .allowed) async throws -> LoadedPage {
         let deadline = ContinuousClock.now + timeout
         var current = url
         for _ in 0...maxRedirects {
             let response: TransportResponse
             do {
-                response = try await transport.send(TransportRequest(
+                response = try await transport.sendCheckingAddresses(TransportRequest(
                     url: current.serializedWithoutFragment, headers: [("User-Agent", userAgent), ("Accept", "text/html,*/*")],
-                    maxBytes: maxBytes, deadline: deadline))
+                    maxBytes: maxBytes, deadline: deadline, privateNetworks: privateNetworks))
             } catch {
                 throw PageLoadError(url: current.serialized, reason: "\(error)")
             }

@@ -109,11 +109,39 @@ struct FetchPlan: Sendable {
     }
 }
 
-/// A URL path segment made into a file name: percent-escapes decoded, slashes kept out.
+/// A URL path segment made into a file name: percent-escapes decoded, and nothing that could
+/// leave the output folder or fail to be created there: `/` and NUL become `_`, `.` and `..`
+/// become `index.html`, and a name longer than a file name may be (255 bytes) is shortened,
+/// keeping its extension, with a digest of the whole so that two long names stay apart.
 enum PercentEncodingForNames {
+    static let maxNameBytes = 255
+
     static func decoded(_ segment: String) -> String {
         let decoded = segment.removingPercentEncoding ?? segment
         let safe = decoded.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\0", with: "_")
-        return safe == "." || safe == ".." ? "index.html" : safe
+        if safe == "." || safe == ".." || safe.isEmpty { return "index.html" }
+        return safe.utf8.count > maxNameBytes ? shortened(safe) : safe
+    }
+
+    private static func shortened(_ name: String) -> String {
+        let ext = (name as NSString).pathExtension
+        let suffix = "-" + hexDigest(name) + (ext.isEmpty || ext.utf8.count > 16 ? "" : "." + ext)
+        var stem = ""
+        for character in name {
+            guard stem.utf8.count + character.utf8.count + suffix.utf8.count <= maxNameBytes else { break }
+            stem.append(character)
+        }
+        return stem + suffix
+    }
+
+    /// FNV-1a, 64 bits: enough to keep two long names of one run apart; not a security measure.
+    private static func hexDigest(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -94,7 +94,8 @@ final class FetchSession: Sendable {
         let bytes: [UInt8]
         var url = input.url
         if input.isRemote, let remote = WebURL(input.source) {
-            let loaded = try await PageLoader.load(remote, transport: transport, userAgent: settings.downloadPolicy.userAgent)
+            let loaded = try await PageLoader.load(remote, transport: transport, userAgent: settings.downloadPolicy.userAgent,
+                                                      privateNetworks: settings.downloadPolicy.privateNetworks)
             bytes = loaded.bytes
             url = loaded.url
             downloader.noteHTTPVersion(loaded.httpVersion, forOriginOf: loaded.url)

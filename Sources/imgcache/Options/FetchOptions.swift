@@ -51,6 +51,16 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .customLong("allow-host"), help: "Only download images from this host (repeatable).")
     var allowHosts: [String] = []
 
+    @Flag(name: .customLong("deny-private-networks"), help: ArgumentHelp(
+        "Refuse pages and images on loopback, private, link-local and other non-public addresses.",
+        discussion: "For build servers that localise pages they did not write: a page, a redirect or a DNS name cannot reach the machine's own network or a cloud metadata service (169.254.169.254). Checked on the address actually connected to, after DNS and after each redirect."))
+    var denyPrivateNetworks = false
+
+    @Option(name: .customLong("allow-network"), help: ArgumentHelp(
+        "With --deny-private-networks, still allow this address or CIDR block, e.g. 10.2.0.0/16 (repeatable).",
+        valueName: "cidr"))
+    var allowNetworks: [String] = []
+
     @Option(name: .customLong("user-agent"), help: "User-Agent header.")
     var userAgent: String = DownloadPolicy.defaultUserAgent
 
@@ -84,6 +94,17 @@ struct FetchOptions: ParsableArguments {
         if let proxy, ProxySettings(proxy: proxy) == nil { throw ValidationError("--proxy '\(proxy)' is not an http://host:port URL.") }
         if !(debounce >= 0) { throw ValidationError("--debounce cannot be negative.") }
         if let maxWait, !(maxWait > 0) { throw ValidationError("--max-wait must be a positive number of seconds.") }
+        for network in allowNetworks where AddressRange(network) == nil {
+            throw ValidationError("--allow-network '\(network)' is not an IP address or CIDR block such as 10.2.0.0/16.")
+        }
+        if !allowNetworks.isEmpty, !denyPrivateNetworks {
+            throw ValidationError("--allow-network only makes sense with --deny-private-networks.")
+        }
+    }
+
+    /// `--deny-private-networks`, with the `--allow-network` exceptions.
+    var privateNetworks: PrivateNetworkAccess {
+        denyPrivateNetworks ? .denied(except: allowNetworks.compactMap(AddressRange.init)) : .allowed
     }
 
     /// The cache folder: `--cache-dir`, or `<out>/images`.
@@ -104,7 +125,8 @@ struct FetchOptions: ParsableArguments {
             perHostStreams: min(maxStreams, perHost ?? maxStreams), timeout: .seconds(timeout),
             retries: retries, maxBytes: maxBytes, userAgent: userAgent,
             allowedHosts: allowHosts.isEmpty ? nil : Set(allowHosts),
-            acceptedFormats: ImageFormat.accepted(forExtensions: page.parsedExtensions))
+            acceptedFormats: ImageFormat.accepted(forExtensions: page.parsedExtensions),
+            privateNetworks: privateNetworks)
     }
 
     /// Rewrites that refer to the cache folder by a path relative to the output folder.

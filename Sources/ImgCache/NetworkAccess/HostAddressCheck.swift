@@ -1,0 +1,77 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Looks up a URL's host and checks every address it has against ``PrivateNetworkAccess``, for
+/// transports that cannot check the address they connect to (`URLSession`, a user's own).
+package enum HostAddressCheck {
+    /// Throws ``TransportError/deniedAddress(host:address:kind:)`` when the host is, or resolves
+    /// to, any refused address; `TransportError.connection` when it cannot be resolved.
+    package static func check(_ url: String, access: PrivateNetworkAccess) async throws {
+        guard access.isRestricted, let authority = URLAuthority(url) else { return }
+        let addresses: [IPAddress]
+        if let literal = IPAddress(authority.host) {
+            addresses = [literal]
+        } else {
+            addresses = try await resolve(authority.host)
+        }
+        // Every address, not just the first: the transport may connect to any of them.
+        for address in addresses {
+            if let kind = access.refusal(of: address) {
+                throw TransportError.deniedAddress(host: authority.host, address: address.description, kind: kind)
+            }
+        }
+    }
+
+    /// The host's addresses from `getaddrinfo`, which blocks: it runs on a Dispatch thread, not on
+    /// the cooperative pool (nor on the file-work queues).
+    package static func resolve(_ host: String) async throws -> [IPAddress] {
+        let result: Result<[IPAddress], TransportError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(returning: lookUp(host))
+            }
+        }
+        return try result.get()
+    }
+
+    private static func lookUp(_ host: String) -> Result<[IPAddress], TransportError> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0 else {
+            return .failure(.connection("cannot resolve \(host): \(String(cString: gai_strerror(status)))"))
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [IPAddress] = []
+        var entry = list
+        while let current = entry {
+            if let address = current.pointee.ai_addr {
+                switch Int32(address.pointee.sa_family) {
+                case AF_INET:
+                    address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                        var raw = v4.pointee.sin_addr
+                        addresses.append(IPAddress(bytes: withUnsafeBytes(of: &raw) { Array($0) })!)
+                    }
+                case AF_INET6:
+                    address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                        var raw = v6.pointee.sin6_addr
+                        addresses.append(IPAddress(bytes: withUnsafeBytes(of: &raw) { Array($0) })!)
+                    }
+                default:
+                    break
+                }
+            }
+            entry = current.pointee.ai_next
+        }
+        return .success(addresses)
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An IPv4 or IPv6 address, as the bytes a socket connects to.
+public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+    /// 4 bytes for IPv4, 16 for IPv6, in network order.
+    public let bytes: [UInt8]
+
+    /// An address from its bytes; nil unless there are 4 or 16 of them.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 4 || bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// Parses a literal: dotted IPv4 (`10.0.0.1`) or IPv6 (`fe80::1`, with or without brackets).
+    /// Nil for host names and anything else.
+    public init?(_ literal: String) {
+        var text = literal
+        if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+        // A zone (`fe80::1%eth0`) names an interface, not part of the address.
+        if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            self.bytes = withUnsafeBytes(of: &v4) { Array($0) }
+            return
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            self.bytes = withUnsafeBytes(of: &v6) { Array($0) }
+            return
+        }
+        return nil
+    }
+
+    /// Whether this is an IPv4 address.
+    public var isIPv4: Bool { bytes.count == 4 }
+
+    /// The IPv4 address an IPv6 one carries: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible
+    /// (`::a.b.c.d`) and NAT64 (`64:ff9b::a.b.c.d`) addresses reach that IPv4 host.
+    var embeddedIPv4: IPAddress? {
+        guard bytes.count == 16 else { return nil }
+        let prefix = bytes[0..<12]
+        let mapped: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]
+        let compatible = [UInt8](repeating: 0, count: 12)
+        let nat64: [UInt8] = [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]
+        let last4 = Array(bytes[12..<16])
+        if prefix.elementsEqual(mapped) || prefix.elementsEqual(nat64) { return IPAddress(bytes: last4) }
+        // `::` and `::1` are IPv6's own unspecified and loopback addresses, not IPv4-compatible ones.
+        if prefix.elementsEqual(compatible), last4 != [0, 0, 0, 0], last4 != [0, 0, 0, 1] { return IPAddress(bytes: last4) }
+        return nil
+    }
+
+    /// `10.0.0.1`, `fe80::1`.
+    public var description: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = isIPv4 ? AF_INET : AF_INET6
+        let written = bytes.withUnsafeBytes { raw in
+            inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count))
+        }
+        guard written != nil else { return bytes.map(String.init).joined(separator: ".") }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import ImgCacheTestServer
+import ImgCacheURLSession
+import NIOSSL
+import Testing
+@testable import ImgCache
+@testable import ImgCacheHTTPClient
+
+/// Downloads with private networks denied, against real servers on 127.0.0.1: a loopback address,
+/// which is what the tests can reach, is refused unless excepted.
+@Suite("Denying private networks")
+struct PrivateNetworkDownloadTests {
+    /// A downloader whose transport answers `images.example.com` with 127.0.0.1, as a hostile DNS
+    /// name would.
+    private struct Fixture {
+        let server: TestImageServer
+        let folder: TemporaryFolder
+        let store: ImageCacheStore
+        let transport: AsyncHTTPClientTransport
+        let downloader: ImageDownloader
+
+        static func make(wire: Wire, access: PrivateNetworkAccess) async throws -> Fixture {
+            let server = try await wire.startServer()
+            let folder = try TemporaryFolder()
+            let store = try ImageCacheStore(directory: folder.path("images"))
+            let tls = try CertificateTrust(additionalCAFiles: [TestCertificates.caPath]).tlsConfiguration()
+            let transport = AsyncHTTPClientTransport(
+                proxy: .direct, tls: tls, connectTimeout: .seconds(5), readTimeout: .seconds(10), maxConnectionsPerHost: 8,
+                resolvedNames: ["images.example.com": IPAddress("127.0.0.1")!, "metadata.example.com": IPAddress("169.254.169.254")!])
+            let policy = DownloadPolicy(retries: 0, privateNetworks: access)
+            return Fixture(server: server, folder: folder, store: store, transport: transport,
+                           downloader: ImageDownloader(transport: transport, store: store, policy: policy))
+        }
+
+        func close() async throws {
+            await transport.shutdown()
+            try await server.shutdown()
+        }
+    }
+
+    private static let loopbackAllowed = PrivateNetworkAccess.denied(except: [AddressRange("127.0.0.1")!])
+
+    @Test("an image on a loopback address is refused without a connection, and says why", arguments: Wire.allCases)
+    func loopbackRefused(wire: Wire) async throws {
+        let fixture = try await Fixture.make(wire: wire, access: .denied())
+        fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let outcome = await fixture.downloader.fetch(WebURL(fixture.server.url("/a.png"))!)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error == "refused: 127.0.0.1 is a loopback address, and private networks are denied")
+        #expect(fixture.server.totalConnections == 0)
+        #expect(fixture.store.lookup(WebURL(fixture.server.url("/a.png"))!).metadata == nil)
+        try await fixture.close()
+    }
+
+    @Test("a public-looking name that resolves to 127.0.0.1 is refused on the address, not the name", arguments: [Wire.http, .https2])
+    func nameResolvingToLoopback(wire: Wire) async throws {
+        let fixture = try await Fixture.make(wire: wire, access: .denied())
+        fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let scheme = wire == .http ? "http" : "https"
+        let url = WebURL("\(scheme)://images.example.com:\(fixture.server.port)/a.png")!
+        let outcome = await fixture.downloader.fetch(url)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error == "refused: images.example.com is at 127.0.0.1, a loopback address, and private networks are denied")
+        #expect(fixture.server.totalConnections == 0)
+        try await fixture.close()
+    }
+
+    @Test("an allowed address is fetched through the guard, HTTP/2 included", arguments: Wire.allCases)
+    func allowedThroughGuard(wire: Wire) async throws {
+        let fixture = try await Fixture.make(wire: wire, access: Self.loopbackAllowed)
+        let png = TestImages.png(width: 3, height: 5)
+        for index in 0..<6 { fixture.server.route("/\(index).png", .image(bytes: png, contentType: "image/png")) }
+        let outcomes = await withTaskGroup(of: DownloadOutcome.self) { group in
+            for index in 0..<6 { group.addTask { await fixture.downloader.fetch(WebURL(fixture.server.url("/\(index).png"))!) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.allSatisfy { $0.status == .downloaded }, "\(outcomes.map(\.error))")
+        #expect(fixture.store.contents(for: WebURL(fixture.server.url("/3.png"))!)?.bytes == png)
+        if wire == .https2 { #expect(fixture.server.negotiatedProtocols.allSatisfy { $0 == "h2" }) }
+        try await fixture.close()
+    }
+
+    @Test("a redirect from an allowed server to a refused address is refused at the redirect",
+          arguments: [("http://127.0.0.2:PORT/a.png", "127.0.0.2 is a loopback address"),
+                      ("http://metadata.example.com/latest/meta-data/", "metadata.example.com is at 169.254.169.254, a link-local address"),
+                      ("https://[::ffff:10.0.0.1]:PORT/a.png", "::ffff:10.0.0.1 is a private address")])
+    func redirectToPrivate(target: String, reason: String) async throws {
+        let fixture = try await Fixture.make(wire: .http, access: Self.loopbackAllowed)
+        let location = target.replacingOccurrences(of: "PORT", with: "\(fixture.server.port)")
+        fixture.server.route("/r.png", .redirect(to: location))
+        fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let outcome = await fixture.downloader.fetch(WebURL(fixture.server.url("/r.png"))!)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error == "refused: \(reason), and private networks are denied")
+        #expect(fixture.server.requestCount("/r.png") == 1)
+        #expect(fixture.server.requestCount("/a.png") == 0)
+        try await fixture.close()
+    }
+
+    @Test("a transport that cannot check connected addresses (URLSession) gets the host's names checked first")
+    func checkedBeforeRequest() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("images"))
+        let transport = URLSessionTransport()
+        let downloader = ImageDownloader(transport: transport, store: store, policy: DownloadPolicy(retries: 0, privateNetworks: .denied()))
+        let outcome = await downloader.fetch(WebURL("http://localhost:\(server.port)/a.png")!)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error?.hasPrefix("refused: localhost is at ") == true, "\(outcome.error ?? "")")
+        #expect(outcome.error?.contains("a loopback address") == true)
+        #expect(server.totalConnections == 0)
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+}
