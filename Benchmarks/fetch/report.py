@@ -27,7 +27,7 @@ SETTING_TITLES = {
     "3": "3: HTTPS + h2, +{rtt} ms RTT",
 }
 
-TOOL_ORDER = ("imgcache", "imgcache-warm", "wget2", "curl16", "curl100")
+TOOL_ORDER = ("imgcache", "imgcache-warm", "imgcache-deny", "wget2", "curl16", "curl100")
 
 
 def tool_label(tool, setting, meta):
@@ -36,6 +36,7 @@ def tool_label(tool, setting, meta):
     return {
         "imgcache": "imgcache fetch, cold" + (" (--cacert)" if https else ""),
         "imgcache-warm": "imgcache fetch, warm (same folder again)",
+        "imgcache-deny": "imgcache fetch, cold, --deny-private-networks --allow-network 127.0.0.1",
         "wget2": f"wget2 -p -k --max-threads={conc}" + (" --http2" if https else ""),
         "curl16": f"curl{' --http2' if https else ''} --parallel-max {conc}",
         "curl100": f"curl --http2 --parallel-max {many}",
@@ -47,6 +48,7 @@ def short_label(tool, meta):
     return {
         "imgcache": "imgcache fetch, cold",
         "imgcache-warm": "imgcache fetch, warm (setting 1 only)",
+        "imgcache-deny": "imgcache fetch, cold, private networks denied (through the address guard)",
         "wget2": f"wget2 -p -k, {conc} threads",
         "curl16": f"curl --parallel-max {conc} (--http2 on https)",
         "curl100": f"curl --http2 --parallel-max {many}",

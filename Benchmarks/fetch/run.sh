@@ -137,6 +137,9 @@ tool_cmd() {
     if [ "$s" != 1 ]; then tls=(--cacert "$CA"); curl_tls=(--cacert "$CA"); curl_h2=(--http2); fi
     case "$tool" in
         imgcache|imgcache-warm) CMD=("$BIN" fetch "$page" --out "$out" --quiet "${tls[@]}") ;;
+        # The cost of --deny-private-networks: every connection through the in-process address
+        # guard (127.0.0.1 let through, since that is where the servers are).
+        imgcache-deny) CMD=("$BIN" fetch "$page" --out "$out" --quiet "${tls[@]}" --deny-private-networks --allow-network 127.0.0.1) ;;
         wget2)
             if [ "$s" = 1 ]; then
                 CMD=(wget2 -p -k "--max-threads=$CONCURRENCY" -q -P "$out" "$page")
@@ -192,7 +195,7 @@ run_one() {
 }
 
 TOOLS=()
-[ "$HAVE_IMGCACHE" = 1 ] && TOOLS+=(imgcache)
+[ "$HAVE_IMGCACHE" = 1 ] && TOOLS+=(imgcache imgcache-deny)
 [ "$HAVE_WGET2" = 1 ] && TOOLS+=(wget2)
 TOOLS+=(curl16 curl100)
 
