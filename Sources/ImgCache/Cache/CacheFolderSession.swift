@@ -35,15 +35,33 @@ struct CacheFolderSession {
 
     /// Evicts least-recently-used entries until the index is within `maxTotalBytes`, never
     /// `protected` (the entry just stored, which the caller already checked fits on its own).
+    /// The images go one by one and their removals are recorded in one append: evicting half of
+    /// a 100,000-entry cache is one write to the index, not 50,000.
     /// Returns how many entries were evicted.
     @discardableResult
     mutating func evict(toFit maxTotalBytes: Int, protecting protected: String?) throws -> Int {
-        var evicted = 0
-        while index.totalBytes > maxTotalBytes, let victim = index.leastRecentlyUsed(excluding: protected) {
-            try removeEntry(victim)
-            evicted += 1
+        var remainingBytes = index.totalBytes
+        var removals: [CacheIndexRecord] = []
+        var chosen = Set<String>()
+        var failure: (any Error)?
+        while remainingBytes > maxTotalBytes, let victim = index.popLeastRecentlyUsed(excluding: protected) {
+            // The queue may hold a victim twice (stored twice at the same instant) until its
+            // removal is applied below.
+            guard let entry = index[victim], chosen.insert(victim).inserted else { continue }
+            do {
+                try CacheFileSystem.removeFile(at: layout.imagePath(victim))
+            } catch {
+                // It stays an entry, so it goes back into the order (rebuilt when next needed).
+                index.forgetEvictionOrder()
+                failure = error
+                break
+            }
+            remainingBytes -= entry.byteCount
+            removals.append(.removed(localName: victim))
         }
-        return evicted
+        try record(removals)
+        if let failure { throw failure }
+        return removals.count
     }
 
     /// Replaces the index file with a snapshot once it is several times longer than one would be

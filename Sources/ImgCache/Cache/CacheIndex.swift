@@ -10,6 +10,9 @@ struct CacheIndex {
     private(set) var namesByURL: [String: String] = [:]
     /// The image bytes of all entries.
     private(set) var totalBytes = 0
+    /// The entries in eviction order, built the first time eviction needs it and kept in step
+    /// from then on: most runs never evict, and should not pay for it.
+    private var evictionQueue: EvictionQueue?
 
     /// How many entries the index holds.
     var count: Int { entries.count }
@@ -24,8 +27,11 @@ struct CacheIndex {
             totalBytes += metadata.byteCount - (previous?.byteCount ?? 0)
             if let previous, previous.url != metadata.url { forgetName(of: previous) }
             namesByURL[metadata.url] = metadata.localName
+            evictionQueue?.push(EvictionQueue.Item(lastUsedAt: metadata.lastUsedAt, localName: metadata.localName))
         case .used(let localName, let at):
+            guard entries[localName] != nil else { return }
             entries[localName]?.lastUsedAt = at
+            evictionQueue?.push(EvictionQueue.Item(lastUsedAt: at, localName: localName))
         case .removed(let localName):
             if let previous = entries.removeValue(forKey: localName) {
                 totalBytes -= previous.byteCount
@@ -39,21 +45,30 @@ struct CacheIndex {
     }
 
     mutating func apply(_ records: [CacheIndexRecord]) {
+        // A whole index read at once (the first look, or a replaced file): room for every entry
+        // up front, rather than growing and rehashing two 100,000-entry dictionaries step by step.
+        if entries.isEmpty {
+            entries.reserveCapacity(records.count)
+            namesByURL.reserveCapacity(records.count)
+        }
         for record in records { apply(record) }
     }
 
-    /// The entry used longest ago, other than `protected` (the one being stored). Ties go to the
-    /// smaller name so that every process picks the same victim.
-    ///
-    /// A linear pass: eviction removes few entries per store, and a pass over a few thousand
-    /// in-memory items costs microseconds, less than keeping a heap in step with every use.
-    func leastRecentlyUsed(excluding protected: String?) -> String? {
-        var best: (name: String, lastUsedAt: Date)?
-        for (name, metadata) in entries where name != protected {
-            if let current = best, (current.lastUsedAt, current.name) <= (metadata.lastUsedAt, name) { continue }
-            best = (name, metadata.lastUsedAt)
+    /// Takes the entry used longest ago, other than `protected` (the one being stored), out of
+    /// the eviction order; the caller removes it. Ties go to the smaller name so that every
+    /// process picks the same victim. Nil when there is no other entry.
+    mutating func popLeastRecentlyUsed(excluding protected: String?) -> String? {
+        // Rebuilt when stale pairs (uses, replaced and removed entries) outnumber the entries.
+        if evictionQueue == nil || evictionQueue!.count > 2 * entries.count + 1_024 {
+            evictionQueue = EvictionQueue(entries)
         }
-        return best?.name
+        return evictionQueue!.popLeastRecentlyUsed(of: entries, excluding: protected)
+    }
+
+    /// Drops the eviction order (to be rebuilt when next needed): after an entry was taken out of
+    /// it but not removed.
+    mutating func forgetEvictionOrder() {
+        evictionQueue = nil
     }
 
     /// One record per entry, in name order: the whole index, as a compacted file holds it.
