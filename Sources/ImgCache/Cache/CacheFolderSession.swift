@@ -29,8 +29,10 @@ struct CacheFolderSession {
 
     /// The entry `url` had under another name than `localName`, if any: an image whose URL names
     /// no format, stored again in another format (a CDN that now answers WebP, say).
-    func superseded(url: String, by localName: String) -> String? {
-        index.namesByURL[url].flatMap { $0 == localName ? nil : $0 }
+    /// Only such a URL can change names (its name comes from its bytes), so only ask for one:
+    /// the first question reads every entry of the index whole.
+    mutating func superseded(url: String, by localName: String) -> String? {
+        index.name(forURL: url).flatMap { $0 == localName ? nil : $0 }
     }
 
     /// Evicts least-recently-used entries until the index is within `maxTotalBytes`, never
@@ -47,7 +49,7 @@ struct CacheFolderSession {
         while remainingBytes > maxTotalBytes, let victim = index.popLeastRecentlyUsed(excluding: protected) {
             // The queue may hold a victim twice (stored twice at the same instant) until its
             // removal is applied below.
-            guard let entry = index[victim], chosen.insert(victim).inserted else { continue }
+            guard let byteCount = index.byteCount(of: victim), chosen.insert(victim).inserted else { continue }
             do {
                 try CacheFileSystem.removeFile(at: layout.imagePath(victim))
             } catch {
@@ -56,7 +58,7 @@ struct CacheFolderSession {
                 failure = error
                 break
             }
-            remainingBytes -= entry.byteCount
+            remainingBytes -= byteCount
             removals.append(.removed(localName: victim))
         }
         try record(removals)
@@ -66,8 +68,8 @@ struct CacheFolderSession {
 
     /// Replaces the index file with a snapshot once it is several times longer than one would be
     /// (records of replaced entries, uses, removals), so that it stays small to read.
-    func compactIfLarge() {
+    mutating func compactIfLarge() {
         let limit = max(256 * 1024, 1_200 * index.count)
-        if file.length > limit { try? file.replace(with: index.snapshot) }
+        if file.length > limit { try? file.replace(with: index.snapshot()) }
     }
 }

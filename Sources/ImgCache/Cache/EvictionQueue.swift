@@ -19,9 +19,9 @@ struct EvictionQueue {
 
     private var heap: [Item] = []
 
-    /// A queue of `entries`, built in one pass.
-    init(_ entries: [String: CacheEntryMetadata]) {
-        heap = entries.map { Item(lastUsedAt: $0.value.lastUsedAt, localName: $0.key) }
+    /// A queue of these items, built in one pass.
+    init(_ items: some Sequence<Item>) {
+        heap = Array(items)
         for position in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(position) }
     }
 
@@ -34,14 +34,14 @@ struct EvictionQueue {
         siftUp(heap.count - 1)
     }
 
-    /// Takes out the least recently used entry of `entries` other than `protected`, dropping the
-    /// stale pairs it meets; nil when there is none.
-    mutating func popLeastRecentlyUsed(of entries: [String: CacheEntryMetadata], excluding protected: String?) -> String? {
+    /// Takes out the least recently used entry other than `protected`, dropping the stale pairs
+    /// it meets (those whose entry, by `lastUse`, is gone or was used since); nil when there is none.
+    mutating func popLeastRecentlyUsed(excluding protected: String?, lastUse: (String) -> Date?) -> String? {
         var skipped: Item?
         defer { if let skipped { push(skipped) } }
         while let top = heap.first {
             removeTop()
-            guard let entry = entries[top.localName], entry.lastUsedAt == top.lastUsedAt else { continue }
+            guard lastUse(top.localName) == top.lastUsedAt else { continue }
             // The protected entry stays queued (pushed back once the victim is found).
             if top.localName == protected {
                 skipped = top
