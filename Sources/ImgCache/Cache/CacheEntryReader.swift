@@ -30,6 +30,14 @@ struct CacheEntryReader: Sendable {
         return status.fingerprint == metadata.imageFile ? .intact(metadata) : .fingerprintChanged(metadata)
     }
 
+    /// Whether the image file is there with the recorded size and fingerprint: what
+    /// ``inspect(_:expectedURL:)`` calls intact, from a record's summary.
+    func isIntact(localName: String, byteCount: Int, imageFile: ImageFileFingerprint) -> Bool {
+        guard imageFile.size == byteCount, let status = CacheFileSystem.status(ofPath: layout.imagePath(localName)),
+              status.isRegularFile, status.size == byteCount else { return false }
+        return status.fingerprint == imageFile
+    }
+
     /// The image's bytes and the status of the file they were read from, when their length and
     /// SHA-256 match the metadata; nil otherwise.
     func verifiedBytes(of metadata: CacheEntryMetadata) -> (bytes: [UInt8], status: FileStatus)? {

@@ -67,7 +67,12 @@ struct CacheFileLayout: Sendable {
     /// other folders — is rejected, which is what makes ``ImageCacheStore/contents(forLocalName:)``
     /// safe to call with a path taken from a request.
     static func isValidLocalName(_ name: String) -> Bool {
-        let utf8 = Array(name.utf8)
+        var name = name
+        return name.withUTF8 { isValidLocalName(utf8: $0) }
+    }
+
+    /// ``isValidLocalName(_:)`` for a name's UTF-8 bytes.
+    static func isValidLocalName(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         var start = 0
         if utf8.count > 3, utf8[2] == UInt8(ascii: "/") {
             guard isLowerHex(utf8[0]), isLowerHex(utf8[1]), utf8.count > 5,

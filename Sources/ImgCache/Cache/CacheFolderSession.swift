@@ -29,27 +29,47 @@ struct CacheFolderSession {
 
     /// The entry `url` had under another name than `localName`, if any: an image whose URL names
     /// no format, stored again in another format (a CDN that now answers WebP, say).
-    func superseded(url: String, by localName: String) -> String? {
-        index.namesByURL[url].flatMap { $0 == localName ? nil : $0 }
+    /// Only such a URL can change names (its name comes from its bytes), so only ask for one:
+    /// the first question reads every entry of the index whole.
+    mutating func superseded(url: String, by localName: String) -> String? {
+        index.name(forURL: url).flatMap { $0 == localName ? nil : $0 }
     }
 
     /// Evicts least-recently-used entries until the index is within `maxTotalBytes`, never
     /// `protected` (the entry just stored, which the caller already checked fits on its own).
+    /// The images go one by one and their removals are recorded in one append: evicting half of
+    /// a 100,000-entry cache is one write to the index, not 50,000.
     /// Returns how many entries were evicted.
     @discardableResult
     mutating func evict(toFit maxTotalBytes: Int, protecting protected: String?) throws -> Int {
-        var evicted = 0
-        while index.totalBytes > maxTotalBytes, let victim = index.leastRecentlyUsed(excluding: protected) {
-            try removeEntry(victim)
-            evicted += 1
+        var remainingBytes = index.totalBytes
+        var removals: [CacheIndexRecord] = []
+        var chosen = Set<String>()
+        var failure: (any Error)?
+        while remainingBytes > maxTotalBytes, let victim = index.popLeastRecentlyUsed(excluding: protected) {
+            // The queue may hold a victim twice (stored twice at the same instant) until its
+            // removal is applied below.
+            guard let byteCount = index.byteCount(of: victim), chosen.insert(victim).inserted else { continue }
+            do {
+                try CacheFileSystem.removeFile(at: layout.imagePath(victim))
+            } catch {
+                // It stays an entry, so it goes back into the order (rebuilt when next needed).
+                index.forgetEvictionOrder()
+                failure = error
+                break
+            }
+            remainingBytes -= byteCount
+            removals.append(.removed(localName: victim))
         }
-        return evicted
+        try record(removals)
+        if let failure { throw failure }
+        return removals.count
     }
 
     /// Replaces the index file with a snapshot once it is several times longer than one would be
     /// (records of replaced entries, uses, removals), so that it stays small to read.
-    func compactIfLarge() {
+    mutating func compactIfLarge() {
         let limit = max(256 * 1024, 1_200 * index.count)
-        if file.length > limit { try? file.replace(with: index.snapshot) }
+        if file.length > limit { try? file.replace(with: index.snapshot()) }
     }
 }

@@ -1,63 +1,224 @@
 import Foundation
 
 /// What the cache folder's index says, in memory: each entry's metadata, the image bytes they add
-/// up to, and which was used longest ago. Built by applying ``CacheIndexRecord``s in the order they
-/// were appended to `.imgcache.index`, so every process that reads the file agrees on it.
+/// up to, and which was used longest ago. Built by applying the lines of `.imgcache.index` in the
+/// order they were appended, so every process that reads the file agrees on it.
+///
+/// Entry records come skimmed (``SkimmedIndexEntry``: name, size, last use) and are read whole
+/// when looked up, so that a run that looks at a few entries of a big cache does not read them
+/// all. What needs every entry (``allEntries()``, ``name(forURL:)``) reads them all once.
 struct CacheIndex {
-    private(set) var entries: [String: CacheEntryMetadata] = [:]
+    /// An entry as known so far.
+    private enum Slot {
+        case decoded(CacheEntryMetadata)
+        case skimmed(SkimmedIndexEntry)
+
+        var byteCount: Int {
+            switch self {
+            case .decoded(let metadata): metadata.byteCount
+            case .skimmed(let entry): entry.byteCount
+            }
+        }
+
+        var lastUsedAt: Date {
+            switch self {
+            case .decoded(let metadata): metadata.lastUsedAt
+            case .skimmed(let entry): entry.lastUsedAt
+            }
+        }
+
+        var metadata: CacheEntryMetadata? {
+            switch self {
+            case .decoded(let metadata): metadata
+            case .skimmed(let entry): entry.metadata()
+            }
+        }
+    }
+
+    private var slots: [String: Slot] = [:]
     /// Each entry's local name by its URL: how an image whose URL names no format (its name comes
-    /// from its bytes) is found again, by this process or another.
-    private(set) var namesByURL: [String: String] = [:]
+    /// from its bytes) is found again, by this process or another. Built the first time it is
+    /// needed (every entry is then read whole, and kept so); nil until then.
+    private var namesByURL: [String: String]?
     /// The image bytes of all entries.
     private(set) var totalBytes = 0
+    /// The entries in eviction order, built the first time eviction needs it and kept in step
+    /// from then on: most runs never evict, and should not pay for it.
+    private var evictionQueue: EvictionQueue?
 
     /// How many entries the index holds.
-    var count: Int { entries.count }
+    var count: Int { slots.count }
 
-    subscript(localName: String) -> CacheEntryMetadata? { entries[localName] }
+    /// Every entry's local name.
+    var localNames: some Collection<String> { slots.keys }
+
+    /// The entry's metadata (read whole if it was skimmed; nil if its line does not read).
+    subscript(localName: String) -> CacheEntryMetadata? { slots[localName]?.metadata }
+
+    /// When the entry was last used, without reading its whole record.
+    func lastUse(of localName: String) -> Date? { slots[localName]?.lastUsedAt }
+
+    /// The entry's image size, without reading its whole record.
+    func byteCount(of localName: String) -> Int? { slots[localName]?.byteCount }
+
+    // MARK: Applying lines
+
+    /// Applies the lines read from the file, in order.
+    mutating func apply(_ lines: [CacheIndexLine]) {
+        // A whole index read at once (the first look, or a replaced file): room for every entry
+        // up front, rather than growing and rehashing a 100,000-entry dictionary step by step.
+        if slots.isEmpty { slots.reserveCapacity(lines.count) }
+        for line in lines {
+            switch line {
+            case .record(let record): apply(record)
+            case .skimmedEntry(let entry): apply(entry)
+            }
+        }
+    }
+
+    /// Applies records, in order.
+    mutating func apply(_ records: [CacheIndexRecord]) {
+        for record in records { apply(record) }
+    }
 
     /// Applies one record, replacing what was known about its entry.
     mutating func apply(_ record: CacheIndexRecord) {
         switch record {
         case .entry(let metadata):
-            let previous = entries.updateValue(metadata, forKey: metadata.localName)
+            let previous = slots.updateValue(.decoded(metadata), forKey: metadata.localName)
             totalBytes += metadata.byteCount - (previous?.byteCount ?? 0)
-            if let previous, previous.url != metadata.url { forgetName(of: previous) }
-            namesByURL[metadata.url] = metadata.localName
+            if namesByURL != nil {
+                if case .decoded(let old)? = previous, old.url != metadata.url { forgetName(of: old) }
+                namesByURL?[metadata.url] = metadata.localName
+            }
+            evictionQueue?.push(EvictionQueue.Item(lastUsedAt: metadata.lastUsedAt, localName: metadata.localName))
         case .used(let localName, let at):
-            entries[localName]?.lastUsedAt = at
+            switch slots[localName] {
+            case .decoded(var metadata)?:
+                metadata.lastUsedAt = at
+                slots[localName] = .decoded(metadata)
+            case .skimmed(var entry)?:
+                entry.lastUsedAt = at
+                slots[localName] = .skimmed(entry)
+            case nil:
+                return
+            }
+            evictionQueue?.push(EvictionQueue.Item(lastUsedAt: at, localName: localName))
         case .removed(let localName):
-            if let previous = entries.removeValue(forKey: localName) {
+            if let previous = slots.removeValue(forKey: localName) {
                 totalBytes -= previous.byteCount
-                forgetName(of: previous)
+                if case .decoded(let old) = previous { forgetName(of: old) }
             }
         }
     }
 
-    private mutating func forgetName(of entry: CacheEntryMetadata) {
-        if namesByURL[entry.url] == entry.localName { namesByURL[entry.url] = nil }
-    }
-
-    mutating func apply(_ records: [CacheIndexRecord]) {
-        for record in records { apply(record) }
-    }
-
-    /// The entry used longest ago, other than `protected` (the one being stored). Ties go to the
-    /// smaller name so that every process picks the same victim.
-    ///
-    /// A linear pass: eviction removes few entries per store, and a pass over a few thousand
-    /// in-memory items costs microseconds, less than keeping a heap in step with every use.
-    func leastRecentlyUsed(excluding protected: String?) -> String? {
-        var best: (name: String, lastUsedAt: Date)?
-        for (name, metadata) in entries where name != protected {
-            if let current = best, (current.lastUsedAt, current.name) <= (metadata.lastUsedAt, name) { continue }
-            best = (name, metadata.lastUsedAt)
+    /// Applies a skimmed entry record: as a whole one once every entry is kept whole.
+    private mutating func apply(_ entry: SkimmedIndexEntry) {
+        if namesByURL != nil, let metadata = entry.metadata() {
+            apply(.entry(metadata))
+            return
         }
-        return best?.name
+        let previous = slots.updateValue(.skimmed(entry), forKey: entry.localName)
+        totalBytes += entry.byteCount - (previous?.byteCount ?? 0)
+        // A line that looked whole but does not read (only then is a URL's name known here).
+        if case .decoded(let old)? = previous { forgetName(of: old) }
+        evictionQueue?.push(EvictionQueue.Item(lastUsedAt: entry.lastUsedAt, localName: entry.localName))
     }
 
-    /// One record per entry, in name order: the whole index, as a compacted file holds it.
-    var snapshot: [CacheIndexRecord] {
-        entries.keys.sorted().map { .entry(entries[$0]!) }
+    private mutating func forgetName(of entry: CacheEntryMetadata) {
+        if namesByURL?[entry.url] == entry.localName { namesByURL?[entry.url] = nil }
+    }
+
+    // MARK: Reading every entry
+
+    /// What ``ImageCacheStore/stats()`` needs of an entry, which a skimmed record has.
+    struct Summary {
+        let localName: String
+        let byteCount: Int
+        let fetchedAt: Date
+        let imageFile: ImageFileFingerprint
+    }
+
+    /// Every entry's summary, without reading whole records.
+    func summaries() -> [Summary] {
+        slots.map { name, slot in
+            switch slot {
+            case .decoded(let metadata):
+                Summary(localName: name, byteCount: metadata.byteCount, fetchedAt: metadata.fetchedAt, imageFile: metadata.imageFile)
+            case .skimmed(let entry):
+                Summary(localName: name, byteCount: entry.byteCount, fetchedAt: entry.fetchedAt, imageFile: entry.imageFile)
+            }
+        }
+    }
+
+    /// Every entry, read whole (and kept so).
+    mutating func allEntries() -> [String: CacheEntryMetadata] {
+        decodeAll()
+        var entries: [String: CacheEntryMetadata] = [:]
+        entries.reserveCapacity(slots.count)
+        for (name, slot) in slots {
+            if case .decoded(let metadata) = slot { entries[name] = metadata }
+        }
+        return entries
+    }
+
+    /// The local name of `url`'s entry, if any.
+    mutating func name(forURL url: String) -> String? {
+        if namesByURL == nil {
+            decodeAll()
+            var names: [String: String] = [:]
+            names.reserveCapacity(slots.count)
+            for slot in slots.values {
+                if case .decoded(let metadata) = slot { names[metadata.url] = metadata.localName }
+            }
+            namesByURL = names
+        }
+        return namesByURL?[url]
+    }
+
+    /// Reads every skimmed entry whole, with one read of each file they came from.
+    private mutating func decodeAll() {
+        var pending: [ObjectIdentifier: (file: CacheIndexFileHandle, entries: [SkimmedIndexEntry])] = [:]
+        for slot in slots.values {
+            guard case .skimmed(let entry) = slot else { continue }
+            pending[ObjectIdentifier(entry.file), default: (entry.file, [])].entries.append(entry)
+        }
+        for (file, entries) in pending.values {
+            let start = entries.lazy.map(\.offset).min()!
+            let end = entries.lazy.map { $0.offset + $0.length }.max()!
+            let bytes = file.read(offset: start, length: end - start)
+            for entry in entries {
+                let line = bytes.map { $0[(entry.offset - start)..<(entry.offset - start + entry.length)] }
+                // One that does not read stays skimmed, and reads as missing.
+                if let metadata = line.flatMap(entry.metadata(inLine:)) { slots[entry.localName] = .decoded(metadata) }
+            }
+        }
+    }
+
+    // MARK: Eviction
+
+    /// Takes the entry used longest ago, other than `protected` (the one being stored), out of
+    /// the eviction order; the caller removes it. Ties go to the smaller name so that every
+    /// process picks the same victim. Nil when there is no other entry.
+    mutating func popLeastRecentlyUsed(excluding protected: String?) -> String? {
+        // Rebuilt when stale pairs (uses, replaced and removed entries) outnumber the entries.
+        if evictionQueue == nil || evictionQueue!.count > 2 * slots.count + 1_024 {
+            evictionQueue = EvictionQueue(slots.lazy.map { EvictionQueue.Item(lastUsedAt: $0.value.lastUsedAt, localName: $0.key) })
+        }
+        let slots = self.slots
+        return evictionQueue!.popLeastRecentlyUsed(excluding: protected) { slots[$0]?.lastUsedAt }
+    }
+
+    /// Drops the eviction order (to be rebuilt when next needed): after an entry was taken out of
+    /// it but not removed.
+    mutating func forgetEvictionOrder() {
+        evictionQueue = nil
+    }
+
+    /// One record per entry, in name order: the whole index, as a compacted file holds it. An
+    /// entry whose line does not read is left out.
+    mutating func snapshot() -> [CacheIndexRecord] {
+        let entries = allEntries()
+        return entries.keys.sorted().map { .entry(entries[$0]!) }
     }
 }

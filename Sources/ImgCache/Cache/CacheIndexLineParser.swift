@@ -21,26 +21,17 @@ struct CacheIndexLineParser {
         case localName, sha256, url, removed, used
         case inode, modifiedAtNanoseconds, size
 
-        init?(name: String) {
-            switch name {
-            case "byteCount": self = .byteCount
-            case "contentType": self = .contentType
-            case "etag": self = .etag
-            case "fetchedAt": self = .fetchedAt
-            case "formatVersion": self = .formatVersion
-            case "imageFile": self = .imageFile
-            case "lastModified": self = .lastModified
-            case "lastUsedAt": self = .lastUsedAt
-            case "localName": self = .localName
-            case "sha256": self = .sha256
-            case "url": self = .url
-            case "removed": self = .removed
-            case "used": self = .used
-            case "inode": self = .inode
-            case "modifiedAtNanoseconds": self = .modifiedAtNanoseconds
-            case "size": self = .size
-            default: return nil
-            }
+        /// Each key's name, by raw value.
+        static let names: [[UInt8]] = [
+            "byteCount", "contentType", "etag", "fetchedAt", "formatVersion", "imageFile", "lastModified",
+            "lastUsedAt", "localName", "sha256", "url", "removed", "used", "inode", "modifiedAtNanoseconds", "size",
+        ].map { Array($0.utf8) }
+
+        /// The key these bytes name: compared as bytes, since making a `String` of each of a
+        /// line's dozen keys cost more than the rest of reading it.
+        init?(name: ArraySlice<UInt8>) {
+            guard let rawValue = Self.names.firstIndex(where: { $0.count == name.count && $0.elementsEqual(name) }) else { return nil }
+            self.init(rawValue: rawValue)
         }
 
         var bit: Int { 1 << rawValue }
@@ -55,8 +46,7 @@ struct CacheIndexLineParser {
         var file: ImageFileFingerprint?
         guard take(UInt8(ascii: "{")) else { return nil }
         repeat {
-            guard let name = string(), let key = Key(name: name), seen & key.bit == 0,
-                  take(UInt8(ascii: ":")) else { return nil }
+            guard let key = key(), seen & key.bit == 0, take(UInt8(ascii: ":")) else { return nil }
             seen |= key.bit
             switch key {
             case .byteCount: byteCount = number().flatMap { Int($0) }
@@ -105,8 +95,7 @@ struct CacheIndexLineParser {
         var (size, modified, inode): (Int?, Int64?, UInt64?)
         guard take(UInt8(ascii: "{")) else { return nil }
         repeat {
-            guard let name = string(), let key = Key(name: name), seen & key.bit == 0,
-                  take(UInt8(ascii: ":")), let value = number() else { return nil }
+            guard let key = key(), seen & key.bit == 0, take(UInt8(ascii: ":")), let value = number() else { return nil }
             seen |= key.bit
             switch key {
             case .size: size = Int(value)
@@ -137,6 +126,16 @@ struct CacheIndexLineParser {
         guard let end = JSONReader.numberEnd(in: bytes, from: index) else { return nil }
         defer { index = end }
         return Substring(decoding: bytes[index..<end], as: UTF8.self)
+    }
+
+    /// A key: a string without escapes naming one of ``Key``'s.
+    private mutating func key() -> Key? {
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        while index < bytes.endIndex, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
+        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        return Key(name: bytes[start..<(index - 1)])
     }
 
     /// An ASCII string with the escapes the writer uses; nil for anything else.

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One line of the cache folder's index (`.imgcache.index`): a change to one entry.
 ///
@@ -81,7 +88,25 @@ enum CacheIndexRecord: Equatable {
     /// The records in `bytes`, which must end at a line end; lines that are not records are
     /// skipped (the entry they were about then reads as it was before, or as missing).
     static func decodeLines(_ bytes: ArraySlice<UInt8>) -> [CacheIndexRecord] {
-        bytes.split(separator: UInt8(ascii: "\n")).compactMap(decode)
+        // Lines found with memchr rather than `split`: a 100,000-entry index is 50 MB, and the
+        // generic split spent a quarter of a warm run's time finding its newlines.
+        var records: [CacheIndexRecord] = []
+        records.reserveCapacity(bytes.count / 400)
+        let newline = Int32(UInt8(ascii: "\n"))
+        bytes.withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) -> Void in
+            guard let base = buffer.baseAddress else { return }
+            var start = 0
+            while start < buffer.count {
+                var end = buffer.count
+                if let found = memchr(base + start, newline, buffer.count - start) {
+                    end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+                }
+                let first = bytes.startIndex + start
+                if end > start, let record = decode(bytes[first..<(first + end - start)]) { records.append(record) }
+                start = end + 1
+            }
+        }
+        return records
     }
 
     private static func writeFields(of metadata: CacheEntryMetadata, to out: inout JSONText) {

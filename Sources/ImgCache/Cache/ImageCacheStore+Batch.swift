@@ -68,7 +68,9 @@ extension ImageCacheStore {
                             contentType: image.contentType, byteCount: image.bytes.count, sha256: item.sha256,
                             etag: image.etag, lastModified: image.lastModified,
                             fetchedAt: time, lastUsedAt: time, imageFile: status.fingerprint)
-                        if let old = session.superseded(url: metadata.url, by: item.localName) { superseded.append(old) }
+                        if naming.localName(for: image.url) == nil, let old = session.superseded(url: metadata.url, by: item.localName) {
+                            superseded.append(old)
+                        }
                         records.append(.entry(metadata))
                         placed.append((position, metadata))
                     } catch {

@@ -42,15 +42,16 @@ extension ImageCacheStore {
             let scan = CacheDirectoryScan(layout: layout)
             var kept = CacheIndex()
             var deleted = 0
-            for localName in scan.imageNames.union(session.index.entries.keys).sorted() {
-                if let metadata = keptMetadata(session.index[localName], now: now) {
+            let recorded = session.index.allEntries()
+            for localName in scan.imageNames.union(session.index.localNames).sorted() {
+                if let metadata = keptMetadata(recorded[localName], now: now) {
                     kept.apply(.entry(metadata))
                     continue
                 }
                 let hadImage = try CacheFileSystem.removeFile(at: layout.imagePath(localName))
-                if hadImage || session.index[localName] != nil { deleted += 1 }
+                if hadImage || session.index.byteCount(of: localName) != nil { deleted += 1 }
             }
-            try session.file.replace(with: kept.snapshot)
+            try session.file.replace(with: kept.snapshot())
             session.index = kept
             let abandonedBefore = now.addingTimeInterval(-Self.abandonedTemporaryFileAge)
             for path in scan.temporaryPaths {
@@ -86,12 +87,12 @@ extension ImageCacheStore {
     /// snapshot that concurrent writers may already have changed.
     public func stats() -> CacheStats {
         var stats = CacheStats(entryCount: 0, totalBytes: 0, oldestFetchedAt: nil, newestFetchedAt: nil)
-        for recorded in recordedEntries().values {
-            guard case .intact(let metadata) = reader.inspect(recorded, expectedURL: nil) else { continue }
+        for entry in recordedSummaries()
+        where reader.isIntact(localName: entry.localName, byteCount: entry.byteCount, imageFile: entry.imageFile) {
             stats.entryCount += 1
-            stats.totalBytes += metadata.byteCount
-            stats.oldestFetchedAt = min(stats.oldestFetchedAt ?? metadata.fetchedAt, metadata.fetchedAt)
-            stats.newestFetchedAt = max(stats.newestFetchedAt ?? metadata.fetchedAt, metadata.fetchedAt)
+            stats.totalBytes += entry.byteCount
+            stats.oldestFetchedAt = min(stats.oldestFetchedAt ?? entry.fetchedAt, entry.fetchedAt)
+            stats.newestFetchedAt = max(stats.newestFetchedAt ?? entry.fetchedAt, entry.fetchedAt)
         }
         return stats
     }

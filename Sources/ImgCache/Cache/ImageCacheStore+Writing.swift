@@ -51,7 +51,7 @@ extension ImageCacheStore {
                 byteCount: bytes.count, sha256: sha256, etag: etag, lastModified: lastModified,
                 fetchedAt: time, lastUsedAt: time, imageFile: image.fingerprint
             )
-            let superseded = session.superseded(url: urlString, by: localName)
+            let superseded = naming.localName(for: url) == nil ? session.superseded(url: urlString, by: localName) : nil
             do {
                 try session.record([.entry(metadata)])
             } catch {
@@ -149,10 +149,11 @@ extension ImageCacheStore {
     /// are recorded in one append under a single hold of the folder lock.
     /// - Returns: one ``CacheLookup`` per URL, in order.
     public func lookUpForUse(_ urls: [WebURL], now: Date = Date()) -> [CacheLookup] {
-        let recorded = recordedEntries()
-        let results = urls.map { url -> CacheLookup in
-            guard let localName = localName(for: url) else { return .missing }
-            return lookup(localName: localName, url: url.serializedWithoutFragment, recorded: recorded[localName], now: now)
+        let localNames = urls.map { localName(for: $0) }
+        let recorded = metadata(forLocalNames: localNames)
+        let results = urls.indices.map { position -> CacheLookup in
+            guard let localName = localNames[position] else { return .missing }
+            return lookup(localName: localName, url: urls[position].serializedWithoutFragment, recorded: recorded[position], now: now)
         }
         let due = results.compactMap { result -> CacheEntryMetadata? in
             guard case .fresh(let metadata) = result, now.timeIntervalSince(metadata.lastUsedAt) >= Self.lastUseGranularity

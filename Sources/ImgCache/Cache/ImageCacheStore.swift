@@ -123,7 +123,7 @@ public final class ImageCacheStore: Sendable {
         let key = url.serializedWithoutFragment
         return state.withLock { state in
             state.catchUp()
-            return state.index.namesByURL[key]
+            return state.index.name(forURL: key)
         }
     }
 
@@ -188,11 +188,28 @@ public final class ImageCacheStore: Sendable {
         }
     }
 
-    /// Every entry the index records, current.
+    /// What the index records about each of `localNames` (nil for a nil name), current, read
+    /// under one hold of the mutex: what a page's lookups need, without reading every entry.
+    func metadata(forLocalNames localNames: [String?]) -> [CacheEntryMetadata?] {
+        state.withLock { state in
+            state.catchUp()
+            return localNames.map { $0.flatMap { state.index[$0] } }
+        }
+    }
+
+    /// A summary of every entry the index records, current, without reading whole records.
+    func recordedSummaries() -> [CacheIndex.Summary] {
+        state.withLock { state in
+            state.catchUp()
+            return state.index.summaries()
+        }
+    }
+
+    /// Every entry the index records, current (each read whole: slow on a big cache).
     func recordedEntries() -> [String: CacheEntryMetadata] {
         state.withLock { state in
             state.catchUp()
-            return state.index.entries
+            return state.index.allEntries()
         }
     }
 

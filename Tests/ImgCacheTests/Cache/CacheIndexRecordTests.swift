@@ -153,3 +153,48 @@ struct CacheIndexRecordSafetyTests {
         #expect(reopened.contents(for: CacheTestData.url("a"))?.bytes == [9, 9])
     }
 }
+
+@Suite("Cache index entries read skimmed")
+struct SkimmedIndexEntryTests {
+    private let file = CacheIndexFileHandle(descriptor: open("/dev/null", O_RDONLY))
+
+    private func metadata(url: String, etag: String?, inode: UInt64) -> CacheEntryMetadata {
+        CacheEntryMetadata(
+            url: url, localName: nameB, contentType: "image/gif", byteCount: 98_765,
+            sha256: String(repeating: "cd", count: 32), etag: etag, lastModified: "Mon, 23 Nov 2026 16:25:56 GMT",
+            fetchedAt: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_869.3455696)),
+            lastUsedAt: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_900.125)),
+            imageFile: ImageFileFingerprint(size: 98_765, modifiedAtNanoseconds: 1_795_366_869_345_742_786, inode: inode))
+    }
+
+    private func skim(_ line: [UInt8]) -> SkimmedIndexEntry? {
+        line.withUnsafeBufferPointer { SkimmedIndexEntry.skim($0, file: file, offset: 0) }
+    }
+
+    @Test("an entry record as the writer writes it is skimmed to the same name, size, times and fingerprint, and reads whole as itself")
+    func skimsWhatTheWriterWrites() throws {
+        let samples = [
+            metadata(url: "https://example.com/a.gif", etag: "\"6b046914-d7b\"", inode: 2_303_203),
+            // Quotes, key-like text and escapes in the strings must not mislead the skimmer.
+            metadata(url: "https://example.com/x.gif?q=\",\"localName\":\"", etag: "W/\",\"url\":\"", inode: UInt64.max - 7),
+        ]
+        for sample in samples {
+            let line = Array(CacheIndexRecord.entry(sample).encoded().dropLast())
+            let entry = try #require(skim(line), "the writer's own line is skimmed")
+            #expect(entry.localName == sample.localName && entry.byteCount == sample.byteCount)
+            #expect(entry.fetchedAt == sample.fetchedAt && entry.lastUsedAt == sample.lastUsedAt)
+            #expect(entry.imageFile == sample.imageFile)
+            #expect(entry.metadata(inLine: line[...]) == sample)
+        }
+    }
+
+    @Test("a line cut short at any byte, or of another format version, is not skimmed (it is read whole, and skipped)")
+    func refusesWhatIsNotWhole() {
+        let sample = metadata(url: "https://example.com/a.gif", etag: nil, inode: 7)
+        let line = Array(CacheIndexRecord.entry(sample).encoded().dropLast())
+        #expect((0..<line.count).allSatisfy { skim(Array(line[..<$0])) == nil })
+        var future = sample
+        future.formatVersion = 2
+        #expect(skim(Array(CacheIndexRecord.entry(future).encoded().dropLast())) == nil)
+    }
+}

@@ -34,4 +34,45 @@ struct ImageCacheScaleTests {
             #expect(store.lookup(urls[999]) == .missing, "the oldest thousand were evicted")
         }
     }
+
+    // A store reads the entries another wrote skimmed (name, size, last use) and the rest of each
+    // record only when asked: what it reads must agree with what the writer knows.
+    @Test("a second store on the folder sees the first's entries, uses and removals: lookups, stats and the eviction order agree")
+    func anotherStoreReadsTheSameIndex() async throws {
+        try await offPool {
+            let folder = try CacheTestFolder()
+            let writer = try ImageCacheStore(directory: folder.path)
+            let urls = (0..<40).map { CacheTestData.url("skim-\($0)") }
+            for (index, url) in urls.enumerated() {
+                try writer.store([UInt8](repeating: UInt8(index), count: 1_000), for: url, contentType: "image/png",
+                                 etag: "\"e\(index)\"", lastModified: nil, now: CacheTestData.t0 + Double(index))
+            }
+            // The first ten are used last, so 10, 11, … are the least recently used.
+            for url in urls[0..<10] { writer.markUsed(url, now: CacheTestData.t0 + 1_000) }
+            try writer.remove(urls[39])
+
+            let reader = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxTotalBytes: 39 * 1_000))
+            #expect(reader.stats() == writer.stats())
+            #expect(reader.stats().entryCount == 39)
+            let lookups = reader.lookUpForUse([urls[3], urls[20], urls[39]], now: CacheTestData.t0 + 1_010)
+            guard case .fresh(let used) = lookups[0], case .fresh(let plain) = lookups[1] else {
+                Issue.record("entries written by another store are not found: \(lookups)")
+                return
+            }
+            #expect(lookups[2] == .missing, "a removed entry stays removed")
+            #expect(used.lastUsedAt == CacheIndexRecord.storable(CacheTestData.t0 + 1_000), "a later use record applies")
+            #expect(plain.etag == "\"e20\"" && plain.byteCount == 1_000)
+            #expect(reader.contents(for: urls[20])?.bytes == [UInt8](repeating: 20, count: 1_000))
+
+            // At the cap, three more images evict the three least recently used: 10, 11 and 12.
+            for index in 0..<3 {
+                try reader.store([UInt8](repeating: 200, count: 1_000), for: CacheTestData.url("new-\(index)"),
+                                 contentType: "image/png", etag: nil, lastModified: nil, now: CacheTestData.t0 + 2_000)
+            }
+            #expect(urls[10...12].allSatisfy { writer.lookup($0) == .missing })
+            #expect(urls[0..<10].allSatisfy { writer.lookup($0) != .missing })
+            #expect(urls[13..<39].allSatisfy { writer.lookup($0) != .missing })
+            #expect(writer.stats().totalBytes == 39 * 1_000)
+        }
+    }
 }
