@@ -1,6 +1,7 @@
 public import ImgCache
 import AsyncHTTPClient
 import NIOCore
+import NIOHTTP1
 import NIOSSL
 #if canImport(Glibc)
 import Glibc
@@ -74,7 +75,14 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         proxy: ProxySettings, tls: TLSConfiguration, connectTimeout: Duration, readTimeout: Duration,
         maxConnectionsPerHost: Int, resolvedNames: [String: IPAddress] = [:]
     ) {
-        let makeClient: @Sendable (HTTPClient.Configuration.Proxy?) -> HTTPClient = { proxy in
+        var tls = tls
+        // How long closing a TLS connection waits for the server's close_notify (NIOSSL's default:
+        // 5 s). A server that never sends one (one busy pushing an endless body at us, say) would
+        // otherwise keep every connection we drop, and so shutdown() and the end of a run, 5 s
+        // past the image's failure. Nothing depends on the server's close_notify: a response's end
+        // is known from its framing.
+        tls.shutdownTimeout = .milliseconds(250)
+        let makeClient: @Sendable (HTTPClient.Configuration.Proxy?) -> HTTPClient = { [tls] proxy in
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tls,
                 redirectConfiguration: .disallow,
@@ -259,6 +267,9 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     static func transportError(for error: any Error) -> any Error {
         if let error = error as? TransportError { return error }
         if error is CancellationError || Task.isCancelled { return CancellationError() }
+        if let error = error as? HTTPParserError {
+            return TransportError.invalidResponse(describe(error))
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled where Task.isCancelled:
@@ -281,6 +292,11 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         // NIO's own text names the system call ("read(descriptor:pointer:size:): …"): the errno's
         // message is what a person needs.
         if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        if let error = error as? HTTPParserError {
+            // NIO's HTTP/1 decoder stops at 80 KB of head: a header line of a megabyte, or header
+            // fields that never end, arrive here.
+            return error == .headerOverflow ? "response headers too large (over 80 KB)" : "malformed HTTP/1 response (\(error))"
+        }
         return String(describing: error)
     }
 }

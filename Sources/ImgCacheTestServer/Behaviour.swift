@@ -49,6 +49,36 @@ public enum Behaviour: Sendable {
     /// connection, or over HTTP/2 resets the stream).
     case drip(bytes: [UInt8], interval: Duration)
 
+    /// A body made up as it is sent, never held whole: `prefix` (say, a PNG signature), then
+    /// `chunkSize`-byte chunks of filler, each written once the one before has left (so the server's
+    /// memory stays one chunk however large the body), `interval` apart. `length` nil: it never
+    /// ends. `declaresLength`: whether a `Content-Length: length` is sent; otherwise the body is
+    /// chunked (over HTTP/2, DATA frames without a `content-length`). The `Content-Type` is sniffed
+    /// from `prefix`. Stops when the client goes away.
+    case stream(
+        prefix: [UInt8], length: Int?, declaresLength: Bool = true, chunkSize: Int = 64 * 1024,
+        interval: Duration = .zero
+    )
+
+    /// `200 OK` with `Content-Length: declaredLength`, then only `bytes`, then silence: unlike
+    /// ``truncated(bytes:declaredLength:)`` the connection (or HTTP/2 stream) stays open until the
+    /// client gives up.
+    case shortBody(bytes: [UInt8], declaredLength: Int)
+
+    /// A head that never ends: after the status line, header fields (`X-Filler-N`, about 100 bytes
+    /// each) one after another, `interval` apart, each once the one before has left, until the
+    /// client goes away. The bytes are written below NIO's HTTP encoder, which only writes whole heads.
+    ///
+    /// HTTP/1.x only: over HTTP/2 the stream is reset with `RST_STREAM(INTERNAL_ERROR)` before any
+    /// HEADERS (NIOHTTP2 cannot leave a header block open, and will not send an oversized one).
+    case endlessHeaders(interval: Duration = .zero)
+
+    /// `200 OK` with `bytes` as the body, whose head carries one header field `X-Huge` with a value
+    /// of `valueLength` bytes (a 1 MB header line, say).
+    ///
+    /// HTTP/1.x only: over HTTP/2 the stream is reset before any HEADERS, as with ``endlessHeaders(interval:)``.
+    case hugeHeader(valueLength: Int, bytes: [UInt8], contentType: String)
+
     /// Content negotiation, as image CDNs do it (`f_auto`, `auto=format`): the first of
     /// `variants` whose media type the request's `Accept` header names (exactly, ignoring
     /// parameters such as `;q=`), served as `.image`; `fallback` when none is named or there is no

@@ -159,6 +159,46 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 promise: nil)
             drip(bytes[...], interval: interval, context: context)
 
+        case .stream(let prefix, let length, let declaresLength, let chunkSize, let interval):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: Sniff.contentType(prefix))
+            // Without a Content-Length, NIO's HTTP/1.1 encoder sends the body chunked.
+            if declaresLength, let length { headers.add(name: "Content-Length", value: String(length)) }
+            if !keepAlive && framing == .http1 { headers.add(name: "Connection", value: "close") }
+            context.writeAndFlush(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                promise: nil)
+            stream(GeneratedBody(prefix: prefix, length: length, chunkSize: chunkSize), interval: interval, context: context)
+
+        case .shortBody(let bytes, let declaredLength):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: Sniff.contentType(bytes))
+            headers.add(name: "Content-Length", value: String(declaredLength))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            if !bytes.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil) }
+            // Then nothing: the request stays in flight until the client closes the connection or
+            // resets the stream.
+            context.flush()
+
+        case .endlessHeaders(let interval):
+            guard framing == .http1,
+                let raw = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            else {
+                resetStream(context)
+                return
+            }
+            raw.writeAndFlush(NIOAny(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n")), promise: nil)
+            floodHeaders(from: 0, interval: interval, raw: raw, context: context)
+
+        case .hugeHeader(let valueLength, let bytes, let contentType):
+            guard framing == .http1 else {
+                resetStream(context)
+                return
+            }
+            var extra = HTTPHeaders()
+            extra.add(name: "X-Huge", value: String(repeating: "a", count: valueLength))
+            respond(context, .ok, contentType: contentType, body: bytes, extra: extra)
+
         case .negotiated(let variants, let fallback):
             let accepted = Set((request.header("Accept") ?? "").split(separator: ",").map {
                 $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased()
@@ -222,6 +262,37 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard context.channel.isActive else { return }
             context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: [byte])))), promise: nil)
             self.drip(rest.dropFirst(), interval: interval, context: context)
+        }
+    }
+
+    /// Writes the next piece of `body` once the one before has left, so that a client that reads
+    /// slowly (or not at all) holds up the server instead of filling its memory.
+    private func stream(_ body: GeneratedBody, interval: Duration, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        var body = body
+        guard let chunk = body.next() else {
+            scheduled = nil
+            writeEnd(context)
+            return
+        }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk)))).assumeIsolated().whenComplete { result in
+            guard case .success = result else { return }
+            // Scheduled, not called: a write that completes at once must not make the stack grow.
+            self.scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(interval)) {
+                self.stream(body, interval: interval, context: context)
+            }
+        }
+    }
+
+    /// Writes header field `n` of an endless head through `raw` (below the HTTP encoder), then the
+    /// next one once it has left, until the client goes away.
+    private func floodHeaders(from n: Int, interval: Duration, raw: ChannelHandlerContext, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        raw.writeAndFlush(NIOAny(ByteBuffer(string: HeaderFlood.line(n)))).assumeIsolated().whenComplete { result in
+            guard case .success = result else { return }
+            self.scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(interval)) {
+                self.floodHeaders(from: n + 1, interval: interval, raw: raw, context: context)
+            }
         }
     }
 

@@ -321,6 +321,12 @@ public final class ImageDownloader: Sendable {
         }
     }
 
+    /// `text` as it goes in a message: whole up to 200 characters, otherwise its start, so that a
+    /// hostile server's megabyte-long `Location` cannot fill the output.
+    static func excerpt(_ text: String) -> String {
+        text.count <= 200 ? text : text.prefix(200) + "… (\(text.utf8.count) bytes)"
+    }
+
     private func finish(_ outcome: DownloadOutcome) -> DownloadOutcome {
         onEvent?(.finished(outcome))
         return outcome
@@ -360,8 +366,12 @@ public final class ImageDownloader: Sendable {
                     guard let location = response.header("Location") else {
                         return .failure(Failure(message: "HTTP \(response.status) without a Location"))
                     }
-                    guard let next = WebURL(location, relativeTo: current), next.isHTTP else {
-                        return .failure(Failure(message: "redirected to a URL that is not http(s): \(location)"))
+                    guard let next = WebURL(location, relativeTo: current) else {
+                        return .failure(Failure(message: "redirect to an invalid URL: \(Self.excerpt(location))"))
+                    }
+                    // Only http(s) is followed: a page's image must never read `file:` or reach `ftp:`.
+                    guard next.isHTTP else {
+                        return .failure(Failure(message: "redirect to \(Self.excerpt(next.serialized)) refused: not http(s)"))
                     }
                     redirects += 1
                     guard redirects <= policy.maxRedirects else {

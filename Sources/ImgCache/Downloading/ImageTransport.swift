@@ -62,6 +62,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case connection(String)
     /// The URL or request could not be sent at all.
     case invalidRequest(String)
+    /// The server answered with something that is not valid HTTP, or breaks a limit the client
+    /// sets (say, a head over the header size limit). Not retried: another attempt would most
+    /// likely be answered the same way.
+    case invalidResponse(String)
     /// The server's TLS certificate was refused: `reason` says why (not trusted, expired, issued
     /// for another host). Not retried: another attempt would meet the same certificate.
     case certificate(host: String, reason: String)
@@ -73,9 +77,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .timedOut: "timed out"
-        case .tooLarge(let limit): "larger than the \(limit)-byte limit"
+        case .tooLarge(let limit): "larger than the \(Self.size(limit)) limit"
         case .connection(let reason): "connection failed: \(reason)"
         case .invalidRequest(let reason): "invalid request: \(reason)"
+        case .invalidResponse(let reason): "invalid response: \(reason)"
         case .certificate(let host, let reason): "TLS certificate of \(host) refused: \(reason)"
         case .deniedAddress(let host, let address, let kind):
             // A literal host is the address itself, however the URL spelled it (`[::ffff:a00:1]`).
@@ -89,8 +94,17 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var isTransient: Bool {
         switch self {
         case .timedOut, .connection: true
-        case .tooLarge, .invalidRequest, .certificate, .deniedAddress: false
+        case .tooLarge, .invalidRequest, .invalidResponse, .certificate, .deniedAddress: false
         }
+    }
+
+    /// "20 MB" for whole mebibytes (as `--max-bytes` defaults to), "512 KB" for whole kibibytes,
+    /// "10000-byte" otherwise.
+    private static func size(_ bytes: Int) -> String {
+        let kibibyte = 1024, mebibyte = 1024 * 1024
+        if bytes >= mebibyte, bytes % mebibyte == 0 { return "\(bytes / mebibyte) MB" }
+        if bytes >= kibibyte, bytes % kibibyte == 0 { return "\(bytes / kibibyte) KB" }
+        return "\(bytes)-byte"
     }
 }
 

@@ -1,0 +1,230 @@
+import Foundation
+import ImgCache
+import ImgCacheHTTPClient
+import ImgCacheTestServer
+import ImgCacheURLSession
+import Testing
+
+/// Servers that misbehave on purpose, beside images that are fine on the same page: each hostile
+/// image must fail within the timeout with one reason that names what was wrong, leave nothing in
+/// the cache, and neither hold up nor spoil the rest of the page.
+///
+/// One page per wire holds every hostile image at once (which is also what keeps the suite's
+/// CPU time, TLS handshakes in a debug build above all, small enough to run beside the others).
+@Suite("Hostile servers")
+struct HostileServerTests {
+    static let timeout: Duration = .seconds(2)
+    /// Below the default 20 MB so that an endless body is cut quickly in a debug build.
+    static let maxBytes = 1024 * 1024
+    static let policy = DownloadPolicy(timeout: timeout, retryDelay: .milliseconds(20), maxBytes: maxBytes)
+    /// How much later than the timeout a page may end. The reasons already say that each image was
+    /// cut at its deadline or limit; this bound only catches a hostile response that is never cut.
+    /// Generous because synchronous tests elsewhere in the suite can hold the test process's
+    /// threads for many seconds (15 s measured on 2 cores); Benchmarks/hostile times a release build.
+    static let slack: Duration = .seconds(28)
+
+    /// One misbehaviour, where it is served, and the reason it must be reported with.
+    struct Hostility: Sendable {
+        let name: String
+        let path: String
+        let behaviour: Behaviour
+        /// The outcome's whole error message, or (ending in "…") how it starts.
+        let reason: String
+        /// Whether the test server can misbehave so over HTTP/2: NIOHTTP2 will not send an
+        /// oversized head (and the client's HTTP/2 decoder limits a header list to 16 KB anyway).
+        var overHTTP2 = true
+    }
+
+    static let png = TestImages.png(byteCount: 2_000)
+
+    static let hostilities: [Hostility] = [
+        Hostility(name: "headers forever", path: "/headers-forever.png", behaviour: .endlessHeaders(),
+                  reason: "invalid response: response headers too large (over 80 KB)", overHTTP2: false),
+        Hostility(name: "headers forever, slowly", path: "/headers-forever-slowly.png",
+                  behaviour: .endlessHeaders(interval: .milliseconds(50)), reason: "timed out after 2 s", overHTTP2: false),
+        Hostility(name: "a 1 MB header line", path: "/header-1mb.png",
+                  behaviour: .hugeHeader(valueLength: 1024 * 1024, bytes: png, contentType: "image/png"),
+                  reason: "invalid response: response headers too large (over 80 KB)", overHTTP2: false),
+        Hostility(name: "a chunked body that never ends", path: "/endless.png",
+                  behaviour: .stream(prefix: TestImages.pngSignature, length: nil, declaresLength: false),
+                  reason: "larger than the 1 MB limit"),
+        Hostility(name: "a chunked body that never ends, slowly", path: "/endless-slowly.png",
+                  behaviour: .stream(prefix: TestImages.pngSignature, length: nil, declaresLength: false,
+                                     chunkSize: 1_000, interval: .milliseconds(50)),
+                  reason: "timed out after 2 s"),
+        Hostility(name: "Content-Length larger than the body, then a close", path: "/short-then-close.png",
+                  behaviour: .truncated(bytes: Array(png.prefix(500)), declaredLength: png.count),
+                  reason: "connection failed: truncated: 500 of 2000 bytes…"),
+        Hostility(name: "Content-Length larger than the body, then silence", path: "/short-then-silence.png",
+                  behaviour: .shortBody(bytes: Array(png.prefix(500)), declaredLength: png.count),
+                  reason: "timed out after 2 s"),
+        Hostility(name: "no answer at all", path: "/silent.png",
+                  behaviour: .status(200, body: png, contentType: "image/png", delay: .seconds(3600)),
+                  reason: "timed out after 2 s"),
+        Hostility(name: "a redirect to file:///etc/passwd", path: "/to-file.png", behaviour: .redirect(to: "file:///etc/passwd"),
+                  reason: "redirect to file:///etc/passwd refused: not http(s)"),
+        Hostility(name: "a redirect to ftp:", path: "/to-ftp.png", behaviour: .redirect(to: "ftp://127.0.0.1/a.png"),
+                  reason: "redirect to ftp://127.0.0.1/a.png refused: not http(s)"),
+        Hostility(name: "a redirect to itself", path: "/to-itself.png", behaviour: .redirect(to: "/to-itself.png"),
+                  reason: "more than 5 redirects"),
+        Hostility(name: "a 200 MB image that says so", path: "/200mb.png",
+                  behaviour: .stream(prefix: TestImages.pngSignature, length: 200 * 1024 * 1024),
+                  reason: "larger than the 1 MB limit"),
+        Hostility(name: "a 200 MB image that does not say so", path: "/200mb-chunked.png",
+                  behaviour: .stream(prefix: TestImages.pngSignature, length: 200 * 1024 * 1024, declaresLength: false),
+                  reason: "larger than the 1 MB limit"),
+    ]
+
+    @Test("a page of hostile and good images: each hostile one fails in time with its reason, nothing of it is cached, the good ones come in",
+          arguments: Wire.allCases)
+    func hostilePage(wire: Wire) async throws {
+        let fixture = try await DownloadFixture.make(policy: Self.policy, wire: wire)
+        let hostile = Self.hostilities.filter { wire != .https2 || $0.overHTTP2 }
+        for hostility in hostile { fixture.server.route(hostility.path, hostility.behaviour) }
+        var expected = hostile.map { (name: $0.name, url: WebURL(fixture.server.url($0.path))!, reason: $0.reason) }
+        // A TLS handshake that stalls half way, from servers of their own (no path is reached).
+        var stalledServers: [StalledTLSServer] = []
+        if wire != .http {
+            for point in [StalledTLSServer.StallPoint.afterClientHello, .midServerHello] {
+                let stalled = try await StalledTLSServer.start(stallingAt: point)
+                stalledServers.append(stalled)
+                expected.append((name: "a TLS handshake stalled \(point)", url: WebURL(stalled.url("/a.png"))!,
+                                 reason: "timed out after 2 s"))
+            }
+        }
+        let good = Self.routeGoodImages(on: fixture.server)
+
+        let started = ContinuousClock.now
+        let outcomes = await fixture.downloader.fetchAll(good + expected.map(\.url))
+        let elapsed = ContinuousClock.now - started
+
+        for (outcome, hostility) in zip(outcomes.dropFirst(good.count), expected) {
+            #expect(outcome.status == .failed, "\(hostility.name)")
+            Self.expectReason(outcome.error, hostility.reason, "\(hostility.name)")
+        }
+        #expect(elapsed < Self.timeout + Self.slack, "took \(elapsed)")
+        #expect(outcomes.prefix(good.count).allSatisfy { $0.status == .downloaded }, "\(outcomes.prefix(good.count).map(\.error))")
+        try Self.expectOnlyCached(good, notCached: expected.map(\.url), in: fixture.store, folder: fixture.folder.path("images"))
+        #expect(fixture.server.requestCount("/to-itself.png") == 6, "the first request and 5 redirects")
+        for stalled in stalledServers {
+            #expect(stalled.clientHellosReceived >= 1)
+            try await stalled.shutdown()
+        }
+        try await fixture.close()
+    }
+
+    @Test("the URLSession transport: redirects out of http(s) or in a loop and oversized bodies fail alike")
+    func urlSessionTransport() async throws {
+        let server = try await TestImageServer.start()
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("images"))
+        let transport = URLSessionTransport()
+        let downloader = ImageDownloader(transport: transport, store: store, policy: Self.policy)
+        // The bodies at 6.4 MB/s rather than as fast as loopback goes: FoundationNetworking cannot
+        // stop libcurl at once, which goes on reading (and dropping) a refused body meanwhile; at
+        // full speed that is all of 200 MB, which would starve the tests running beside this one.
+        func paced(_ length: Int?, declared: Bool) -> Behaviour {
+            .stream(prefix: TestImages.pngSignature, length: length, declaresLength: declared, interval: .milliseconds(10))
+        }
+        let hostile = Self.hostilities.filter { $0.name.hasPrefix("a redirect") } + [
+            Hostility(name: "a paced 200 MB image that says so", path: "/200mb.png",
+                      behaviour: paced(200 * 1024 * 1024, declared: true), reason: "larger than the 1 MB limit"),
+            Hostility(name: "a paced 200 MB image that does not say so", path: "/200mb-chunked.png",
+                      behaviour: paced(200 * 1024 * 1024, declared: false), reason: "larger than the 1 MB limit"),
+            Hostility(name: "a paced chunked body that never ends", path: "/endless.png",
+                      behaviour: paced(nil, declared: false), reason: "larger than the 1 MB limit"),
+        ]
+        for hostility in hostile { server.route(hostility.path, hostility.behaviour) }
+        let hostileURLs = hostile.map { WebURL(server.url($0.path))! }
+        let good = Self.routeGoodImages(on: server)
+
+        let started = ContinuousClock.now
+        let outcomes = await downloader.fetchAll(good + hostileURLs)
+        let elapsed = ContinuousClock.now - started
+
+        for (outcome, hostility) in zip(outcomes.dropFirst(good.count), hostile) {
+            #expect(outcome.status == .failed, "\(hostility.name)")
+            Self.expectReason(outcome.error, hostility.reason, "\(hostility.name)")
+        }
+        #expect(elapsed < Self.timeout + Self.slack, "took \(elapsed)")
+        #expect(outcomes.prefix(good.count).allSatisfy { $0.status == .downloaded }, "\(outcomes.prefix(good.count).map(\.error))")
+        try Self.expectOnlyCached(good, notCached: hostileURLs, in: store, folder: folder.path("images"))
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("imgcache fetch: exit 2, one line per hostile image naming its problem, the good ones localised, in time")
+    func fetchCommand() async throws {
+        // HTTP/1.1 over TLS: the test server sends no oversized head over HTTP/2.
+        let server = try await TestImageServer.start(tls: .valid, http2: false)
+        let good = Self.routeGoodImages(on: server)
+        let hostile: [(path: String, behaviour: Behaviour, reason: String)] = [
+            ("/headers.png", .endlessHeaders(), "invalid response: response headers too large (over 80 KB)"),
+            ("/endless.png", .stream(prefix: TestImages.pngSignature, length: nil, declaresLength: false),
+             "larger than the 1 MB limit"),
+            ("/huge.png", .stream(prefix: TestImages.pngSignature, length: 200 * 1024 * 1024), "larger than the 1 MB limit"),
+            ("/passwd.png", .redirect(to: "file:///etc/passwd"), "redirect to file:///etc/passwd refused: not http(s)"),
+            ("/short.png", .shortBody(bytes: Array(Self.png.prefix(500)), declaredLength: Self.png.count), "timed out after 2 s"),
+        ]
+        for image in hostile { server.route(image.path, image.behaviour) }
+        let folder = try TemporaryFolder()
+        let page = (good.map(\.serialized) + hostile.map { server.url($0.path) }).map { "<img src=\($0)>" }.joined()
+        try folder.write("page.html", page)
+
+        let started = ContinuousClock.now
+        let outcome = try await CommandRunner.runOffPool(
+            ["fetch", "page.html", "--out", "out", "--cacert", TestCertificates.caPath, "--timeout", "2", "--max-bytes", "1048576", "--quiet"],
+            in: folder.url)
+        let elapsed = ContinuousClock.now - started
+
+        #expect(outcome.status == 2, "\(outcome.stderr)")
+        let failures = outcome.stderr.split(separator: "\n").filter { $0.hasPrefix("imgcache: failed: ") }
+        #expect(failures.count == hostile.count, "\(outcome.stderr)")
+        for image in hostile {
+            #expect(failures.contains { $0 == "imgcache: failed: \(server.url(image.path)): \(image.reason)" }, "\(outcome.stderr)")
+        }
+        #expect(elapsed < Self.timeout + Self.slack, "took \(elapsed)")
+        let written = try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8)
+        for image in hostile { #expect(written.contains("<img src=\(server.url(image.path))>")) }
+        let cached = try FileManager.default.contentsOfDirectory(atPath: folder.path("out/images")).filter { !$0.hasPrefix(".") }
+        #expect(cached.count == good.count)
+        try await server.shutdown()
+    }
+
+    // MARK: helpers
+
+    /// Six small PNGs, each different, at `/good0.png` … `/good5.png`.
+    static func routeGoodImages(on server: TestImageServer) -> [WebURL] {
+        (0..<6).map { index in
+            server.route("/good\(index).png", .image(bytes: TestImages.png(width: index + 1, height: 1), contentType: "image/png"))
+            return WebURL(server.url("/good\(index).png"))!
+        }
+    }
+
+    /// `reason` is the whole message, or how it starts when it ends in "…"; either way one line.
+    static func expectReason(_ error: String?, _ reason: String, _ what: String,
+                             sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let error else {
+            Issue.record("\(what): no reason given", sourceLocation: sourceLocation)
+            return
+        }
+        if reason.hasSuffix("…") {
+            #expect(error.hasPrefix(String(reason.dropLast())), "\(what): \(error)", sourceLocation: sourceLocation)
+        } else {
+            #expect(error == reason, "\(what)", sourceLocation: sourceLocation)
+        }
+        #expect(!error.contains("\n"), "\(what): one line: \(error)", sourceLocation: sourceLocation)
+    }
+
+    /// The cache holds the good images and nothing else: no entry, no file and no temporary file
+    /// for the hostile ones.
+    static func expectOnlyCached(
+        _ good: [WebURL], notCached hostile: [WebURL], in store: ImageCacheStore, folder: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for url in hostile { #expect(store.lookup(url).metadata == nil, "\(url.serialized)", sourceLocation: sourceLocation) }
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
+        let images = Set(good.compactMap { store.localName(for: $0) })
+        #expect(files.subtracting([".imgcache.index", ".imgcache.lock"]) == images, sourceLocation: sourceLocation)
+    }
+}
