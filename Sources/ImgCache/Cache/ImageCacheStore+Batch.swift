@@ -88,7 +88,7 @@ extension ImageCacheStore {
                     }
                     return
                 }
-                for old in superseded { try? session.removeEntry(old) }
+                for old in superseded { _ = try? session.removeEntry(old) }
                 for (position, metadata) in placed { results[position] = .success(metadata) }
             }
         } catch {

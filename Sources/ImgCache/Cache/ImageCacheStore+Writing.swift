@@ -60,7 +60,7 @@ extension ImageCacheStore {
                 unlink(imagePath)
                 throw error
             }
-            if let superseded { try? session.removeEntry(superseded) }
+            if let superseded { _ = try? session.removeEntry(superseded) }
             // The image is stored whatever happens next, so a file that cannot be evicted (a
             // permissions problem) must not make this call report failure; eviction resumes on
             // the next store.

@@ -168,7 +168,7 @@ final class FetchSession: Sendable {
 
     /// Copies a site file into the output (a hard link where possible) on a Dispatch thread.
     static func copy(_ copy: FetchCopy) async throws {
-        try await onFileThread { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
+        _ = try await onFileThread { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
     }
 
     private static let fileQueue = DispatchQueue(label: "imgcache.files", qos: .userInitiated, attributes: .concurrent)
