@@ -69,8 +69,10 @@ public struct ImageRewriter: Sendable {
             }
             output = back
         }
-        return RewriteResult(bytes: output, references: analysis.references, encoding: encoding,
-                             encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets, warnings: warnings)
+        var result = RewriteResult(bytes: output, references: analysis.references, encoding: encoding,
+                                   encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets, warnings: warnings)
+        result.otherEdits = analysis.edits.map { ($0.range, $0.replacement) }
+        return result
     }
 
     /// Hands the memory the scan used (libxml2's copy of the page, the slots) back to the system
