@@ -57,10 +57,31 @@ public struct ImageRewriter: Sendable {
                                  encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets,
                                  warnings: warnings)
         }
-        var output = working.withUnsafeBufferPointer {
-            PageSplicer.splice($0, references: analysis.references, prefix: options.referenceStyle.prefix, edits: analysis.edits)
+        var references = analysis.references
+        func unchangedToKeepDeclaration() -> RewriteResult {
+            warnings.append("Rewriting would move the page's <meta charset> into or out of the first \(EncodingDeclarationWindow.size) bytes, where browsers look for it, and change how the page reads; it was left unchanged.")
+            return RewriteResult(bytes: page, references: references.map(\.notRewritten), encoding: encoding,
+                                 encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets, warnings: warnings)
         }
-        if workingEncoding != encoding {
+        var output = working.withUnsafeBufferPointer {
+            PageSplicer.splice($0, references: references, prefix: options.referenceStyle.prefix, edits: analysis.edits)
+        }
+        if workingEncoding == encoding, EncodingDeclarationWindow.applies(to: sniffed.source),
+           !EncodingDeclarationWindow.keepsDeclaration(of: page, in: output) {
+            // Leave the start of the page as it was. Not possible with `<base>` edits: the base
+            // is emptied for the local paths, and the URLs left relative would then point elsewhere.
+            let window = EncodingDeclarationWindow.size
+            let kept = references.filter { $0.rewritten && $0.byteRange.lowerBound >= window }.count
+            guard analysis.edits.isEmpty, kept > 0 else {
+                return unchangedToKeepDeclaration()
+            }
+            let left = analysis.rewrittenCount - kept
+            warnings.append("\(left) image URL\(left == 1 ? " was" : "s were") left as \(left == 1 ? "it was" : "they were") in the page's first \(window) bytes: rewriting \(left == 1 ? "it" : "them") would move the page's <meta charset> into or out of the part where browsers look for it.")
+            references = references.map { $0.rewritten && $0.byteRange.lowerBound < window ? $0.notRewritten : $0 }
+            output = working.withUnsafeBufferPointer {
+                PageSplicer.splice($0, references: references, prefix: options.referenceStyle.prefix, edits: [])
+            }
+        } else if workingEncoding != encoding {
             guard let back = TextCodec.transcodeFromUTF8(output, to: encoding) else {
                 warnings.append("The rewritten page could not be converted back to \(encoding); it was left unchanged.")
                 return RewriteResult(bytes: page, references: analysis.references.map(\.notRewritten), encoding: encoding,
@@ -68,9 +89,14 @@ public struct ImageRewriter: Sendable {
                                      warnings: warnings)
             }
             output = back
+            if EncodingDeclarationWindow.applies(to: sniffed.source), !EncodingDeclarationWindow.keepsDeclaration(of: page, in: output) {
+                return unchangedToKeepDeclaration()
+            }
         }
-        return RewriteResult(bytes: output, references: analysis.references, encoding: encoding,
-                             encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets, warnings: warnings)
+        var result = RewriteResult(bytes: output, references: references, encoding: encoding,
+                                   encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets, warnings: warnings)
+        result.otherEdits = analysis.edits.map { ($0.range, $0.replacement) }
+        return result
     }
 
     /// Hands the memory the scan used (libxml2's copy of the page, the slots) back to the system

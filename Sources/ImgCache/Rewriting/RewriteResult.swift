@@ -13,6 +13,11 @@ public struct RewriteResult: Sendable {
     public internal(set) var linkedStylesheets: [String] = []
     /// Things a person should know: unresolvable relative URLs, a lying charset, a neutralised `<base>`.
     public let warnings: [String]
+    /// The replacements besides the rewritten references' own: the emptied `<base href>` and the
+    /// relative URLs made absolute against it. Ranges are in the page's bytes, or in its UTF-8 form
+    /// for a page whose encoding is not ASCII-compatible (as are the references' byte ranges).
+    /// Exposed only so that the fuzz targets can check that nothing else changed.
+    @_spi(Fuzzing) public internal(set) var otherEdits: [(range: Range<Int>, replacement: [UInt8])] = []
 
     /// The references that were rewritten.
     public var rewrittenReferences: [ImageReference] { references.filter(\.rewritten) }

@@ -1,0 +1,1 @@
+../../../Tests/ImgCacheTests/Fuzzing/FuzzProperties.swift
