@@ -295,7 +295,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         if let error = error as? HTTPParserError {
             // NIO's HTTP/1 decoder stops at 80 KB of head: a header line of a megabyte, or header
             // fields that never end, arrive here.
-            return error == .headerOverflow ? "response headers too large (over 80 KB)" : "malformed HTTP/1 response (\(error))"
+            return error == .headerOverflow ? "response headers too large (over 80 KB)" : "\(error)"
         }
         return String(describing: error)
     }
