@@ -26,6 +26,7 @@ STEPS = {
     "compaction": ("revalidate 1 image, index compacts", ("wall", 1.0)),
     "evict-steady": ("2,000 new images, cap = cache size", ("wall", 1.0)),
     "evict-half": ("1 new image, cap = half the cache", ("wall", 1.0)),
+    "rm-rf": ("  for scale: rm -rf of the rest of the folder", None),
     "cold-10k": ("cold fetch, 10,000-image page", ("rss", 60.0)),
 }
 

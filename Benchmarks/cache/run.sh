@@ -8,7 +8,8 @@
 #   - the first write that makes the index compact itself               target: under 1 s
 #   - eviction under --max-cache-size: 2,000 new images with the cap at the cache's size (one
 #     eviction per image), and one new image with the cap at half of it (50,000 evicted at once);
-#     each under 1 s, and the images in the folder add up to at most the cap afterwards
+#     each under 1 s, and the images in the folder add up to at most the cap afterwards (and, for
+#     scale, `rm -rf` of what is left: what deleting files costs on that file system)
 #   - a cold fetch of a 10,000-image page (2-40 KB images) into an empty cache: peak memory under 60 MB
 #
 # usage: bash Benchmarks/cache/run.sh [--entries N] [--runs N] [--kinds tmpfs,disk] [--keep]
@@ -212,7 +213,15 @@ run_kind() { # kind
     ok_if python3 "$HERE/check_cache.py" folder "$CACHE" "$cap"
     C_MSG="$C_MSG; $(stats_field entries) entries"
     record "$kind" evict-half 1 "$(index_bytes)"
-    rm -rf "$CACHE" "$OUT"
+    # For scale: what deleting the rest of the folder costs here (this file system's unlink).
+    local files
+    files=$(find "$CACHE" -type f | wc -l)
+    CMD=(rm -rf "$CACHE")
+    timed "rm-rf-$kind" "${CMD[@]}"
+    ok_if test ! -e "$CACHE"
+    C_MSG="rm -rf of the cache folder: $files files"
+    record "$kind" rm-rf 1 0
+    rm -rf "$OUT"
 
     for r in $(seq "$RUNS"); do
         rm -rf "$CACHE" "$OUT"
