@@ -16,6 +16,9 @@ import Darwin
 /// - Reading needs no lock. Only whole lines are taken; a line still being written is read on the
 ///   next visit. A line that is not a record (a process killed mid-write, a full disk) is skipped,
 ///   and the next appender starts on a fresh line so that the damage stays on that one line.
+///   Entry records are skimmed (``SkimmedIndexEntry``) and read whole when looked up; one that
+///   looks whole but then does not read makes its entry read as missing (it is fetched again),
+///   where a line skipped outright leaves the entry as the record before it said.
 /// - When the log grows much longer than the entries it describes, the holder of the lock
 ///   replaces it with a snapshot (a new file renamed into place). Other processes notice the new
 ///   inode and read the new file from the start.
