@@ -14,8 +14,7 @@ struct CacheFolderSession {
     /// Appends records to the index file, then applies them to the in-memory index. When the
     /// append fails nothing is applied: whatever part of it reached the file is read back later.
     mutating func record(_ records: [CacheIndexRecord]) throws {
-        try file.append(records, durable: durable)
-        index.apply(records)
+        index.apply(try file.append(records, durable: durable))
     }
 
     /// Deletes an entry's image and records the removal. Returns whether there was anything to delete.
@@ -70,6 +69,6 @@ struct CacheFolderSession {
     /// (records of replaced entries, uses, removals), so that it stays small to read.
     mutating func compactIfLarge() {
         let limit = max(256 * 1024, 1_200 * index.count)
-        if file.length > limit { try? file.replace(with: index.snapshot()) }
+        if file.length > limit { try? file.replace(withLines: index.snapshot()) }
     }
 }

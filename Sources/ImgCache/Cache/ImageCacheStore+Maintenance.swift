@@ -51,7 +51,7 @@ extension ImageCacheStore {
                 let hadImage = try CacheFileSystem.removeFile(at: layout.imagePath(localName))
                 if hadImage || session.index.byteCount(of: localName) != nil { deleted += 1 }
             }
-            try session.file.replace(with: kept.snapshot())
+            try session.file.replace(withLines: kept.snapshot())
             session.index = kept
             let abandonedBefore = now.addingTimeInterval(-Self.abandonedTemporaryFileAge)
             for path in scan.temporaryPaths {

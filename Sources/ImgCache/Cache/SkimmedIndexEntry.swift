@@ -21,6 +21,8 @@ struct SkimmedIndexEntry {
     /// The last use: the record's own, or a later `used` record's.
     var lastUsedAt: Date
     let imageFile: ImageFileFingerprint
+    /// Whether a later `used` record changed ``lastUsedAt``, so that the line no longer says all.
+    var usedSince = false
     /// Where the line is: the very file it was read from, open, since the path may name a new
     /// file by the time the metadata is needed.
     let file: CacheIndexFileHandle
@@ -96,7 +98,7 @@ struct SkimmedIndexEntry {
             localName: String(decoding: name, as: UTF8.self), byteCount: byteCount,
             fetchedAt: Date(timeIntervalSince1970: fetched), lastUsedAt: Date(timeIntervalSince1970: lastUsed),
             imageFile: ImageFileFingerprint(size: size, modifiedAtNanoseconds: modifiedAt, inode: inode),
-            file: file, offset: offset, length: line.count)
+            usedSince: false, file: file, offset: offset, length: line.count)
     }
 
     /// The number that ends at `end`, right after `key`.
@@ -163,6 +165,12 @@ final class CacheIndexFileHandle {
 
     /// `length` bytes at `offset`, or nil when the file is shorter (someone truncated it).
     func read(offset: Int, length: Int) -> [UInt8]? {
+        let bytes = read(offset: offset, upTo: length)
+        return bytes.count == length ? bytes : nil
+    }
+
+    /// Up to `length` bytes at `offset`: fewer where the file ends.
+    func read(offset: Int, upTo length: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: length)
         var count = 0
         while count < length {
@@ -170,9 +178,10 @@ final class CacheIndexFileHandle {
                 pread(descriptor, raw.baseAddress! + count, length - count, off_t(offset + count))
             }
             if read < 0, errno == EINTR { continue }
-            guard read > 0 else { return nil }
+            guard read > 0 else { break }
             count += read
         }
+        bytes.removeLast(length - count)
         return bytes
     }
 }

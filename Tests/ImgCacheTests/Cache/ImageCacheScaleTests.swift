@@ -75,4 +75,37 @@ struct ImageCacheScaleTests {
             #expect(writer.stats().totalBytes == 39 * 1_000)
         }
     }
+
+    // Compaction copies each entry's line as it is, unless a later use record changed the entry.
+    @Test("compaction keeps every entry as it stands, later uses included, for this store and a new one")
+    func compactionKeepsUses() async throws {
+        try await offPool {
+            let folder = try CacheTestFolder()
+            let store = try ImageCacheStore(directory: folder.path)
+            let urls = (0..<20).map { CacheTestData.url("compact-\($0)") }
+            for (index, url) in urls.enumerated() {
+                try store.store([UInt8](repeating: UInt8(index), count: 100 + index), for: url, contentType: "image/png",
+                                etag: nil, lastModified: nil, now: CacheTestData.t0)
+            }
+            for url in urls[0..<5] { store.markUsed(url, now: CacheTestData.t0 + 500) }
+            let before = (0..<20).map { store.lookup(urls[$0]) }
+            // 304s append whole records (about 400 bytes each) until the index compacts past 256 KB.
+            let inode = { (try? FileManager.default.attributesOfItem(atPath: folder.path + "/.imgcache.index")[.systemFileNumber]) as? Int }
+            let original = inode()
+            var round = 0
+            while inode() == original, round < 2_000 {
+                round += 1
+                try store.markRevalidated(urls[19], etag: "\"\(round)\"", lastModified: nil, now: CacheTestData.t0 + 1)
+            }
+            #expect(inode() != original, "the index was compacted")
+            let fresh = try ImageCacheStore(directory: folder.path)
+            for index in 0..<19 {
+                #expect(store.lookup(urls[index]) == before[index])
+                #expect(fresh.lookup(urls[index]) == before[index], "entry \(index) after compaction")
+            }
+            #expect(fresh.lookup(urls[0]).metadata?.lastUsedAt == CacheIndexRecord.storable(CacheTestData.t0 + 500))
+            #expect(fresh.lookup(urls[19]).metadata?.etag == "\"\(round)\"")
+            #expect(fresh.stats() == store.stats())
+        }
+    }
 }
