@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@_spi(Fuzzing) @testable import ImgCache
 
 /// Replays every input saved under `fixtures/fuzz/<target>/` (what the fuzz targets found, and a
 /// few samples of what each target reads) through the same property checks the fuzzers run, so
@@ -35,5 +36,23 @@ struct FuzzRegressionTests {
                 }
             }
         }
+    }
+
+    @Test("the rewriter check notices a byte changed outside the reported spans, and a name the cache never writes")
+    func checksCanFail() throws {
+        let input = try Fixtures.bytes("fuzz/rewriter/sample-base-and-images.html")
+        let result = rewrite(input)
+        #expect(!result.rewrittenReferences.isEmpty)
+        try RewriterProperties.checkSplice(input: input, result: result, prefix: "images/")
+        var tampered = result.bytes
+        tampered[tampered.count - 2] = UInt8(ascii: "!")
+        var broken = RewriteResult(bytes: tampered, references: result.references, encoding: result.encoding,
+                                   encodingSource: result.encodingSource, warnings: result.warnings)
+        broken.otherEdits = result.otherEdits
+        #expect(throws: PropertyViolation.self) { try RewriterProperties.checkSplice(input: input, result: broken, prefix: "images/") }
+
+        let name = String(repeating: "3f", count: 32) + ".png"
+        #expect(isNameTheCacheWrites(name) && isNameTheCacheWrites("3f/" + name))
+        #expect(!isNameTheCacheWrites("../" + name) && !isNameTheCacheWrites("ab/" + name) && !isNameTheCacheWrites(name + "/x"))
     }
 }
