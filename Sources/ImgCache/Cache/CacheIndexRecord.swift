@@ -62,11 +62,21 @@ enum CacheIndexRecord: Equatable {
     ///
     /// A record must name an entry this cache could have written and have a size that can be
     /// one: the index decides which files eviction and `prune` delete, so a record for
-    /// `../elsewhere` from a tampered file must never be taken.
+    /// `../elsewhere` from a tampered file must never be taken. Its dates must be finite: `1e400`
+    /// reads as infinity, which would keep an entry from ever being evicted and which the writer
+    /// cannot write back.
     static func decode(_ line: ArraySlice<UInt8>) -> CacheIndexRecord? {
         guard let record = CacheIndexLineParser.parse(line) ?? decodeAnyJSON(line),
               CacheFileLayout.isValidLocalName(record.localName) else { return nil }
-        if case .entry(let metadata) = record, metadata.byteCount < 0 { return nil }
+        switch record {
+        case .entry(let metadata):
+            guard metadata.byteCount >= 0, metadata.fetchedAt.timeIntervalSince1970.isFinite,
+                  metadata.lastUsedAt.timeIntervalSince1970.isFinite else { return nil }
+        case .used(_, let at):
+            guard at.timeIntervalSince1970.isFinite else { return nil }
+        case .removed:
+            break
+        }
         return record
     }
 

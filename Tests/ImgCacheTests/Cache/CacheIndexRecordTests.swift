@@ -55,6 +55,12 @@ struct CacheIndexRecordTests {
         #expect(CacheIndexRecord.decode(Array("{\"removed\":\"\(nameA)\",\"extra\":1}".utf8)[...]) == nil)
         #expect(CacheIndexRecord.decode(Array("{\"used\":\"\(nameA)\"}".utf8)[...]) == nil)
         #expect(CacheIndexRecord.decode(Array(String(repeating: "[", count: 10_000).utf8)[...]) == nil, "deep nesting is refused, not a crash")
+        // JSON has no infinity, but 1e400 reads as one: such a date would keep an entry from ever
+        // being evicted, and could not be written back (found by the index line fuzz target).
+        #expect(CacheIndexRecord.decode(Array("{\"lastUsedAt\":1e400,\"used\":\"\(nameA)\"}".utf8)[...]) == nil)
+        #expect(CacheIndexRecord.decode(Array("{\"used\":\"\(nameA)\", \"lastUsedAt\": -1E999}".utf8)[...]) == nil)
+        let infiniteFetch = text.replacingOccurrences(of: "\"fetchedAt\":", with: "\"fetchedAt\":1e999,\"x\":")
+        #expect(CacheIndexRecord.decode(Array(infiniteFetch.utf8)[...]) == nil, "an extra key: the general JSON reader's path")
 
         let removed = CacheIndexRecord.removed(localName: nameB)
         let lines = Array(good.prefix(40)) + [UInt8(ascii: "\n")] + removed.encoded() + Array("not json\n".utf8) + good + [UInt8(ascii: "\n")]
