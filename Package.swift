@@ -74,6 +74,8 @@ let package = Package(
         .target(
             name: "ImgCacheTestServer",
             dependencies: [
+                // For its proxy's tunnel, the same relay the address guard uses.
+                "ImgCacheHTTPClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

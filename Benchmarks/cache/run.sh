@@ -197,22 +197,19 @@ run_kind() { # kind
     done
     [ "$(index_inode)" != "$inode" ] || FAILURES+=("$kind: the index never compacted")
 
-    # Eviction. First the cap at the cache's size: each of 2,000 new images evicts about one.
-    cap=$(stats_field bytes)
-    wait_idle
-    fetch_cmd new-2000.html --max-cache-size "$cap"
-    timed "evict-steady-$kind" "${CMD[@]}"
-    ok_if python3 "$HERE/check_cache.py" folder "$CACHE" "$cap"
-    C_MSG="$C_MSG; $(stats_field entries) entries"
-    record "$kind" evict-steady 1 "$(index_bytes)"
+    # Eviction: a fetch of PAGE under a cap of CAP bytes, timed, then the cap checked on the folder.
+    evict_step() { # step page cap
+        wait_idle
+        fetch_cmd "$2" --max-cache-size "$3"
+        timed "$1-$kind" "${CMD[@]}"
+        ok_if python3 "$HERE/check_cache.py" folder "$CACHE" "$3"
+        C_MSG="$C_MSG; $(stats_field entries) entries"
+        record "$kind" "$1" 1 "$(index_bytes)"
+    }
+    # First the cap at the cache's size: each of 2,000 new images evicts about one.
+    evict_step evict-steady new-2000.html "$(stats_field bytes)"
     # Then the cap at half: one new image evicts half the cache at once.
-    cap=$(( $(stats_field bytes) / 2 ))
-    wait_idle
-    fetch_cmd new-1.html --max-cache-size "$cap"
-    timed "evict-half-$kind" "${CMD[@]}"
-    ok_if python3 "$HERE/check_cache.py" folder "$CACHE" "$cap"
-    C_MSG="$C_MSG; $(stats_field entries) entries"
-    record "$kind" evict-half 1 "$(index_bytes)"
+    evict_step evict-half new-1.html "$(( $(stats_field bytes) / 2 ))"
     # For scale: what deleting the rest of the folder costs here (this file system's unlink).
     local files
     files=$(find "$CACHE" -type f | wc -l)

@@ -75,13 +75,13 @@ final class GuardConnectHandler: ChannelInboundHandler, RemovableChannelHandler 
             }
     }
 
-    /// Answers 200, then hands both connections to a pair of ``GlueHandler``s.
+    /// Answers 200, then hands both connections to a pair of ``TunnelHandler``s.
     private func relay(to peer: any Channel, context: ChannelHandlerContext) {
         guard context.channel.isActive else {
             peer.close(promise: nil)
             return
         }
-        let (ours, theirs) = GlueHandler.matchedPair()
+        let (ours, theirs) = TunnelHandler.pair()
         do {
             try peer.pipeline.syncOperations.addHandler(theirs)
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n")), promise: nil)

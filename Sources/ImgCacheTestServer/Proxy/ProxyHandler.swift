@@ -1,3 +1,4 @@
+import ImgCacheHTTPClient
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -95,17 +95,8 @@ struct HostileServerTests {
         }
         let good = Self.routeGoodImages(on: fixture.server)
 
-        let started = ContinuousClock.now
-        let outcomes = await fixture.downloader.fetchAll(good + expected.map(\.url))
-        let elapsed = ContinuousClock.now - started
-
-        for (outcome, hostility) in zip(outcomes.dropFirst(good.count), expected) {
-            #expect(outcome.status == .failed, "\(hostility.name)")
-            Self.expectReason(outcome.error, hostility.reason, "\(hostility.name)")
-        }
-        #expect(elapsed < Self.timeout + Self.slack, "took \(elapsed)")
-        #expect(outcomes.prefix(good.count).allSatisfy { $0.status == .downloaded }, "\(outcomes.prefix(good.count).map(\.error))")
-        try Self.expectOnlyCached(good, notCached: expected.map(\.url), in: fixture.store, folder: fixture.folder.path("images"))
+        try await Self.expectHostilePage(downloader: fixture.downloader, store: fixture.store, folder: fixture.folder.path("images"),
+                                         good: good, hostile: expected.map { ($0.name, $0.url, $0.reason) })
         #expect(fixture.server.requestCount("/to-itself.png") == 6, "the first request and 5 redirects")
         for stalled in stalledServers {
             #expect(stalled.clientHellosReceived >= 1)
@@ -139,17 +130,8 @@ struct HostileServerTests {
         let hostileURLs = hostile.map { WebURL(server.url($0.path))! }
         let good = Self.routeGoodImages(on: server)
 
-        let started = ContinuousClock.now
-        let outcomes = await downloader.fetchAll(good + hostileURLs)
-        let elapsed = ContinuousClock.now - started
-
-        for (outcome, hostility) in zip(outcomes.dropFirst(good.count), hostile) {
-            #expect(outcome.status == .failed, "\(hostility.name)")
-            Self.expectReason(outcome.error, hostility.reason, "\(hostility.name)")
-        }
-        #expect(elapsed < Self.timeout + Self.slack, "took \(elapsed)")
-        #expect(outcomes.prefix(good.count).allSatisfy { $0.status == .downloaded }, "\(outcomes.prefix(good.count).map(\.error))")
-        try Self.expectOnlyCached(good, notCached: hostileURLs, in: store, folder: folder.path("images"))
+        try await Self.expectHostilePage(downloader: downloader, store: store, folder: folder.path("images"), good: good,
+                                         hostile: zip(hostile, hostileURLs).map { ($0.name, $1, $0.reason) })
         await transport.shutdown()
         try await server.shutdown()
     }
@@ -219,6 +201,24 @@ struct HostileServerTests {
 
     /// The cache holds the good images and nothing else: no entry, no file and no temporary file
     /// for the hostile ones.
+    /// Fetches the good images and the hostile ones together, then checks that each hostile one
+    /// failed with its reason, in time, that the good ones came in, and that only they are cached.
+    static func expectHostilePage(
+        downloader: ImageDownloader, store: ImageCacheStore, folder: String, good: [WebURL],
+        hostile: [(name: String, url: WebURL, reason: String)]
+    ) async throws {
+        let started = ContinuousClock.now
+        let outcomes = await downloader.fetchAll(good + hostile.map(\.url))
+        let elapsed = ContinuousClock.now - started
+        for (outcome, hostility) in zip(outcomes.dropFirst(good.count), hostile) {
+            #expect(outcome.status == .failed, "\(hostility.name)")
+            expectReason(outcome.error, hostility.reason, "\(hostility.name)")
+        }
+        #expect(elapsed < timeout + slack, "took \(elapsed)")
+        #expect(outcomes.prefix(good.count).allSatisfy { $0.status == .downloaded }, "\(outcomes.prefix(good.count).map(\.error))")
+        try expectOnlyCached(good, notCached: hostile.map(\.url), in: store, folder: folder)
+    }
+
     static func expectOnlyCached(
         _ good: [WebURL], notCached hostile: [WebURL], in store: ImageCacheStore, folder: String,
         sourceLocation: SourceLocation = #_sourceLocation

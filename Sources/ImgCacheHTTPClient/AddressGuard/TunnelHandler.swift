@@ -1,14 +1,15 @@
-import NIOCore
+package import NIOCore
 
 /// One end of a CONNECT tunnel: whatever its channel reads is written to the partner's channel, and
 /// when either channel closes, so does the other. Reading stops while the partner cannot keep up
 /// (its channel is not writable), so a tunnel holds a bounded amount of data.
 ///
-/// Both ends must live on the same event loop: they call each other directly.
-final class TunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    typealias OutboundIn = NIOAny
-    typealias OutboundOut = NIOAny
+/// Both ends must live on the same event loop: they call each other directly. Used by the address
+/// guard and by the test server's proxy (hence `package`).
+package final class TunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = NIOAny
+    package typealias OutboundIn = NIOAny
+    package typealias OutboundOut = NIOAny
 
     private var partner: TunnelHandler?
     private var context: ChannelHandlerContext?
@@ -17,7 +18,7 @@ final class TunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private init() {}
 
     /// Two ends joined to each other: one for the client's channel, one for the origin's.
-    static func pair() -> (TunnelHandler, TunnelHandler) {
+    package static func pair() -> (TunnelHandler, TunnelHandler) {
         let first = TunnelHandler()
         let second = TunnelHandler()
         first.partner = second
@@ -25,38 +26,38 @@ final class TunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return (first, second)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         partner = nil
     }
 
     // MARK: from this end's channel
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         partner?.partnerWrite(data)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         partner?.partnerClose()
         partner = nil
         context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         partner?.partnerClose()
         context.close(promise: nil)
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable { partner?.partnerBecameWritable() }
         context.fireChannelWritabilityChanged()
     }
 
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         if partner?.partnerIsWritable ?? true {
             context.read()
         } else {
