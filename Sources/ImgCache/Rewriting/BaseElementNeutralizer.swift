@@ -26,10 +26,22 @@ struct BaseElementNeutralizer {
                 if !holdsImageURL { slots.append(slot) }
             }
         }
-        for slot in slots where WebURL(slot.text) == nil {
+        for slot in slots where Self.dependsOnBase(slot.text) {
             guard let absolute = WebURL(slot.text, relativeTo: originalBase, queryEncoding: queryEncoding) else { continue }
             edits.append(ByteEdit(range: slot.range, replacement: ReplacementEscaper.escape(absolute.serialized, for: slot.context)))
         }
         return edits
+    }
+
+    /// Whether `text` can mean different URLs against different bases: a relative URL, or one that
+    /// names a special scheme without `//` (`http:page.html` is relative against an http base and
+    /// `http://page.html/` against any other), so that emptying the base could change it.
+    static func dependsOnBase(_ text: String) -> Bool {
+        guard let url = WebURL(text) else { return true }
+        guard url.isSpecial else { return false }
+        // As the URL parser reads it: no tabs or newlines, no leading controls or spaces.
+        let scalars = text.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }.drop { $0.value <= 0x20 }
+        let afterScheme = scalars.dropFirst(url.scheme.unicodeScalars.count + 1).prefix(2)
+        return !(afterScheme.count == 2 && afterScheme.allSatisfy { $0 == "/" || $0 == "\\" })
     }
 }

@@ -132,8 +132,13 @@ enum RewriterProperties {
                 let again = rewriter.rewrite(result.bytes, pageURL: pageURL)
                 // (Read in another encoding, as when URLs held the page's only non-ASCII bytes and it
                 // no longer looks like UTF-8, the page can hold other URLs.)
-                if again.encoding == result.encoding, let first = again.rewrittenReferences.first {
-                    throw PropertyViolation("a second pass over the rewritten page rewrote \(again.rewrittenReferences.count) more reference(s), the first \(first.original) at \(first.byteRange)")
+                // A URL that resolved against no base before (`http:\u{FFFD}//…` against an https
+                // base) cannot be kept from resolving against the page's URL once the base is
+                // emptied: making it absolute is impossible, changing it would be meddling.
+                let unresolvable = Set(result.references.filter { $0.skipReason == .invalidURL }.map(\.original))
+                let more = again.rewrittenReferences.filter { !unresolvable.contains($0.original) }
+                if again.encoding == result.encoding, let first = more.first {
+                    throw PropertyViolation("a second pass over the rewritten page rewrote \(more.count) more reference(s), the first \(first.original) at \(first.byteRange)")
                 }
             }
         }

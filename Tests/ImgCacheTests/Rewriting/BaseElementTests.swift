@@ -35,6 +35,17 @@ struct BaseElementTests {
         expectSameBytes(result.bytes, expected)
     }
 
+    @Test("a URL naming a special scheme without // (http:page.html) is made absolute too: it is relative only against a base of that scheme")
+    func schemeRelativeURLs() {
+        let input = "<base href=\"https://cdn.example.com/\"><img src=\"http://a.example/p.png\"><a href=\"http:page2.html\">2</a><a href=\"https://x.example/\">x</a>"
+        let result = rewrite(input, pageURL: "http://example.com/dir/page.html")
+        let expected = Array(input.utf8)
+            .replacing("<base href=\"https://cdn.example.com/\">", with: "<base href=\"\">")
+            .replacing("\"http://a.example/p.png\"", with: "\"\(localPath("http://a.example/p.png"))\"")
+            .replacing("\"http:page2.html\"", with: "\"http://page2.html/\"")
+        expectSameBytes(result.bytes, expected)
+    }
+
     @Test("a page with a base but nothing rewritten is not touched at all")
     func baseWithoutImages() throws {
         let input = try Fixtures.bytes("rewrite/base-no-images.html")
