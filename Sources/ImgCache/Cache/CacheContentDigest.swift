@@ -1,11 +1,11 @@
 import Crypto
 
 /// The SHA-256 of image bytes as 64 lowercase hex digits, the form kept in
-/// ``CacheEntryMetadata/sha256``.
-enum CacheContentDigest {
+/// ``CacheEntryMetadata/sha256``; also what keeps the command line's shortened file names apart.
+package enum CacheContentDigest {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
+    package static func sha256Hex(_ bytes: [UInt8]) -> String {
         var hex = [UInt8]()
         hex.reserveCapacity(64)
         for byte in SHA256.hash(data: bytes) {

@@ -100,11 +100,7 @@ public enum AtomicFile {
         // The temporary name is unique by process and random number; the destination's name is
         // only there for a person reading a folder, so at most 200 bytes of it are kept: a
         // destination whose name is as long as a name may be (255 bytes) must still be writable.
-        var name = ""
-        for character in (path as NSString).lastPathComponent {
-            guard name.utf8.count + character.utf8.count <= 200 else { break }
-            name.append(character)
-        }
+        let name = (path as NSString).lastPathComponent.prefix(maxUTF8Bytes: 200)
         return (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 

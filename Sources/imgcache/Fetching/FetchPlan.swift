@@ -125,23 +125,8 @@ enum PercentEncodingForNames {
 
     private static func shortened(_ name: String) -> String {
         let ext = (name as NSString).pathExtension
-        let suffix = "-" + hexDigest(name) + (ext.isEmpty || ext.utf8.count > 16 ? "" : "." + ext)
-        var stem = ""
-        for character in name {
-            guard stem.utf8.count + character.utf8.count + suffix.utf8.count <= maxNameBytes else { break }
-            stem.append(character)
-        }
-        return stem + suffix
-    }
-
-    /// FNV-1a, 64 bits: enough to keep two long names of one run apart; not a security measure.
-    private static func hexDigest(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        let digest = CacheContentDigest.sha256Hex(Array(name.utf8)).prefix(16)
+        let suffix = "-\(digest)" + (ext.isEmpty || ext.utf8.count > 16 ? "" : "." + ext)
+        return name.prefix(maxUTF8Bytes: maxNameBytes - suffix.utf8.count) + suffix
     }
 }
