@@ -13,6 +13,7 @@ import Darwin
 /// <folder>/
 ///   .imgcache.lock                   empty; `flock`ed for exclusive sections
 ///   .imgcache.index                  every entry's metadata, an append-only log (CacheIndexFile)
+///   .imgcache.lookup                 where each entry's record is in the index (CacheLookupTable)
 ///   3f2a…c1.png                      image bytes, named by LocalImageNaming
 ///   .3f2a…c1.png.tmp-<pid>-<random>  a write in progress, or left by a killed process
 ///   3f/3f2a…c1.png                   the same with fan-out: an image and its temporary
@@ -41,6 +42,7 @@ struct CacheFileLayout: Sendable {
 
     var lockPath: String { folder + "/" + Self.lockFileName }
     var indexPath: String { folder + "/" + Self.indexFileName }
+    var lookupTablePath: String { folder + "/" + CacheLookupTable.fileName }
 
     func imagePath(_ localName: String) -> String { folder + "/" + localName }
 

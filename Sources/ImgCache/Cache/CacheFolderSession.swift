@@ -69,6 +69,40 @@ struct CacheFolderSession {
     /// (records of replaced entries, uses, removals), so that it stays small to read.
     mutating func compactIfLarge() {
         let limit = max(256 * 1024, 1_200 * index.count)
-        if file.length > limit { try? file.replace(withLines: index.snapshot()) }
+        if file.length > limit { try? replaceIndex(with: index.snapshot()) }
+    }
+
+    /// Replaces the index file with `lines` (a snapshot of an index), reads it back as the index
+    /// held here, and writes the lookup table for it.
+    ///
+    /// Read back so that every entry points at its line in the new file, which the lookup table
+    /// (now and at later updates) is made of: 0.1 s for 100,000 entries, at a compaction.
+    mutating func replaceIndex(with lines: [UInt8]) throws {
+        try file.replace(withLines: lines)
+        index = CacheIndex()
+        index.apply(file.readAgain())
+        if let visited = file.visited, let rows = index.lookupRows(in: visited.handle) { writeLookupTable(rows) }
+    }
+
+    /// Writes the lookup table afresh once the index has grown past what it covers by more than
+    /// a sixteenth (at least 256 KiB): readers then read at most that much of the index besides
+    /// the records they look up, and a cache filled by 100,000 stores makes about 60 tables
+    /// (each a few milliseconds and 3 MB at the end), not one per store.
+    func updateLookupTableIfBehind() {
+        guard let visited = file.visited else { return }
+        let covered = CacheLookupTable.readSource(at: layout.lookupTablePath)
+            .flatMap { $0.device == visited.status.device && $0.inode == visited.status.inode ? $0.coveredLength : nil } ?? 0
+        guard visited.readLength - covered > max(256 * 1024, covered / 16),
+              let rows = index.lookupRows(in: visited.handle) else { return }
+        writeLookupTable(rows)
+    }
+
+    /// Writes the table for the index file as it is now, best effort: without one (a read-only
+    /// folder, a full disk), readers read the whole index, as they always could.
+    private func writeLookupTable(_ rows: [CacheLookupTable.Row]) {
+        guard let visited = file.visited,
+              let source = CacheLookupTable.source(of: visited.handle, status: visited.status,
+                                                   coveredLength: visited.readLength) else { return }
+        try? CacheLookupTable.write(rows, for: source, to: layout.lookupTablePath)
     }
 }

@@ -10,27 +10,37 @@ import Foundation
 struct CacheIndex {
     /// An entry as known so far.
     private enum Slot {
-        case decoded(CacheEntryMetadata)
+        /// Read whole; `line` is where it was read from when that was a skimmed line (the lookup
+        /// table needs every entry's place in the file).
+        case decoded(CacheEntryMetadata, line: SkimmedIndexEntry?)
         case skimmed(SkimmedIndexEntry)
 
         var byteCount: Int {
             switch self {
-            case .decoded(let metadata): metadata.byteCount
+            case .decoded(let metadata, _): metadata.byteCount
             case .skimmed(let entry): entry.byteCount
             }
         }
 
         var lastUsedAt: Date {
             switch self {
-            case .decoded(let metadata): metadata.lastUsedAt
+            case .decoded(let metadata, _): metadata.lastUsedAt
             case .skimmed(let entry): entry.lastUsedAt
             }
         }
 
         var metadata: CacheEntryMetadata? {
             switch self {
-            case .decoded(let metadata): metadata
+            case .decoded(let metadata, _): metadata
             case .skimmed(let entry): entry.metadata()
+            }
+        }
+
+        /// Where the entry's record is, if it was read from a file.
+        var line: SkimmedIndexEntry? {
+            switch self {
+            case .decoded(_, let line): line
+            case .skimmed(let entry): entry
             }
         }
     }
@@ -85,18 +95,18 @@ struct CacheIndex {
     mutating func apply(_ record: CacheIndexRecord) {
         switch record {
         case .entry(let metadata):
-            let previous = slots.updateValue(.decoded(metadata), forKey: metadata.localName)
+            let previous = slots.updateValue(.decoded(metadata, line: nil), forKey: metadata.localName)
             totalBytes += metadata.byteCount - (previous?.byteCount ?? 0)
             if namesByURL != nil {
-                if case .decoded(let old)? = previous, old.url != metadata.url { forgetName(of: old) }
+                if case .decoded(let old, _)? = previous, old.url != metadata.url { forgetName(of: old) }
                 namesByURL?[metadata.url] = metadata.localName
             }
             evictionQueue?.push(EvictionQueue.Item(lastUsedAt: metadata.lastUsedAt, localName: metadata.localName))
         case .used(let localName, let at):
             switch slots[localName] {
-            case .decoded(var metadata)?:
+            case .decoded(var metadata, let line)?:
                 metadata.lastUsedAt = at
-                slots[localName] = .decoded(metadata)
+                slots[localName] = .decoded(metadata, line: line)
             case .skimmed(var entry)?:
                 entry.lastUsedAt = at
                 entry.usedSince = true
@@ -108,7 +118,7 @@ struct CacheIndex {
         case .removed(let localName):
             if let previous = slots.removeValue(forKey: localName) {
                 totalBytes -= previous.byteCount
-                if case .decoded(let old) = previous { forgetName(of: old) }
+                if case .decoded(let old, _) = previous { forgetName(of: old) }
             }
         }
     }
@@ -117,12 +127,15 @@ struct CacheIndex {
     private mutating func apply(_ entry: SkimmedIndexEntry) {
         if namesByURL != nil, let metadata = entry.metadata() {
             apply(.entry(metadata))
+            if case .decoded(let metadata, nil)? = slots[entry.localName] {
+                slots[entry.localName] = .decoded(metadata, line: entry)
+            }
             return
         }
         let previous = slots.updateValue(.skimmed(entry), forKey: entry.localName)
         totalBytes += entry.byteCount - (previous?.byteCount ?? 0)
         // A line that looked whole but does not read (only then is a URL's name known here).
-        if case .decoded(let old)? = previous { forgetName(of: old) }
+        if case .decoded(let old, _)? = previous { forgetName(of: old) }
         evictionQueue?.push(EvictionQueue.Item(lastUsedAt: entry.lastUsedAt, localName: entry.localName))
     }
 
@@ -144,7 +157,7 @@ struct CacheIndex {
     func summaries() -> [Summary] {
         slots.map { name, slot in
             switch slot {
-            case .decoded(let metadata):
+            case .decoded(let metadata, _):
                 Summary(localName: name, byteCount: metadata.byteCount, fetchedAt: metadata.fetchedAt, imageFile: metadata.imageFile)
             case .skimmed(let entry):
                 Summary(localName: name, byteCount: entry.byteCount, fetchedAt: entry.fetchedAt, imageFile: entry.imageFile)
@@ -158,7 +171,7 @@ struct CacheIndex {
         var entries: [String: CacheEntryMetadata] = [:]
         entries.reserveCapacity(slots.count)
         for (name, slot) in slots {
-            if case .decoded(let metadata) = slot { entries[name] = metadata }
+            if case .decoded(let metadata, _) = slot { entries[name] = metadata }
         }
         return entries
     }
@@ -170,7 +183,7 @@ struct CacheIndex {
             var names: [String: String] = [:]
             names.reserveCapacity(slots.count)
             for slot in slots.values {
-                if case .decoded(let metadata) = slot { names[metadata.url] = metadata.localName }
+                if case .decoded(let metadata, _) = slot { names[metadata.url] = metadata.localName }
             }
             namesByURL = names
         }
@@ -191,7 +204,7 @@ struct CacheIndex {
             for entry in entries {
                 let line = bytes.map { $0[(entry.offset - start)..<(entry.offset - start + entry.length)] }
                 // One that does not read stays skimmed, and reads as missing.
-                if let metadata = line.flatMap(entry.metadata(inLine:)) { slots[entry.localName] = .decoded(metadata) }
+                if let metadata = line.flatMap(entry.metadata(inLine:)) { slots[entry.localName] = .decoded(metadata, line: entry) }
             }
         }
     }
@@ -216,6 +229,20 @@ struct CacheIndex {
         evictionQueue = nil
     }
 
+    /// Every entry's place in the index file open as `file`, as the lookup table holds it; nil
+    /// when an entry's record is not a line of that file (one read whole from an unusual line,
+    /// or from a file since replaced), which the table could not point at.
+    func lookupRows(in file: CacheIndexFileHandle) -> [CacheLookupTable.Row]? {
+        var rows: [CacheLookupTable.Row] = []
+        rows.reserveCapacity(slots.count)
+        for (name, slot) in slots {
+            guard let line = slot.line, line.file === file else { return nil }
+            rows.append(CacheLookupTable.Row(nameHash: CacheLookupTable.nameHash(name), offset: line.offset,
+                                             length: line.length, lastUsedAt: slot.lastUsedAt.timeIntervalSince1970))
+        }
+        return rows
+    }
+
     /// The whole index as a compacted file holds it, one line per entry: the lines of skimmed
     /// entries copied as they were (in the order the file had them, and written again only when
     /// a later use changed them), then the other entries in name order.
@@ -228,7 +255,7 @@ struct CacheIndex {
         for slot in slots.values {
             switch slot {
             case .skimmed(let entry): skimmed.append(entry)
-            case .decoded(let metadata): decoded.append(metadata)
+            case .decoded(let metadata, _): decoded.append(metadata)
             }
         }
         var bytes: [UInt8] = []

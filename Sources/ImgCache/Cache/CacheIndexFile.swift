@@ -50,6 +50,16 @@ final class CacheIndexFile {
     /// The file's length when last visited.
     var length: Int { openedFile?.size ?? 0 }
 
+    /// Whether the file has been read since this value was made (or since it was closed).
+    var hasBeenRead: Bool { handle != nil }
+
+    /// The file as last visited, open, its status, and how far its lines were read: what the
+    /// lookup table is made from.
+    var visited: (handle: CacheIndexFileHandle, status: FileStatus, readLength: Int)? {
+        guard let handle, let openedFile else { return nil }
+        return (handle, openedFile, readLength)
+    }
+
     /// Reads whatever changed since the last visit: one `stat` when nothing did.
     func readUpdates() -> Update {
         guard let onDisk = CacheFileSystem.status(ofPath: path), onDisk.isRegularFile else {
@@ -114,6 +124,27 @@ final class CacheIndexFile {
         }
     }
 
+    /// Appends records to the index file at `path` without reading it, in one `write`, when it is
+    /// still the file `expected` describes (otherwise appends nothing). Call with the folder lock
+    /// held: what uses recorded through the lookup table take, where the index was not read.
+    /// A partial last line is ended first, as ``append(_:durable:)`` does.
+    static func append(_ records: [CacheIndexRecord], toFileAt path: String, expecting expected: FileStatus,
+                       durable: Bool) throws {
+        guard !records.isEmpty else { return }
+        let descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw FileError(path: path, errno: errno) }
+        let handle = CacheIndexFileHandle(descriptor: descriptor)
+        guard let status = CacheFileSystem.status(ofDescriptor: descriptor), status.isSameFile(as: expected) else { return }
+        var bytes: [UInt8] = []
+        if status.size > 0, handle.read(offset: status.size - 1, length: 1) != [UInt8(ascii: "\n")] {
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        for record in records { bytes += record.encoded() }
+        let failure = bytes.withUnsafeBytes { CacheFileSystem.writeAll(descriptor, $0) }
+        guard failure == 0 else { throw FileError(path: path, errno: failure) }
+        if durable, fsync(descriptor) != 0 { throw FileError(path: path, errno: errno) }
+    }
+
     /// Replaces the file with one holding just `records` (a snapshot of the index, or nothing for
     /// a cleared cache). Call with the folder lock held.
     func replace(with records: [CacheIndexRecord]) throws {
@@ -128,6 +159,13 @@ final class CacheIndexFile {
         closeFile()
         guard openFile() else { throw FileError(path: path, errno: errno) }
         readLength = length
+    }
+
+    /// Every line of the file open now, read again from the start (after ``replace(withLines:)``,
+    /// so that entries point into the new file).
+    func readAgain() -> [CacheIndexLine] {
+        readLength = 0
+        return readLines(from: 0, to: length)
     }
 
     // MARK: File handling
@@ -165,7 +203,14 @@ final class CacheIndexFile {
     /// Read a megabyte at a time into one buffer: a 100,000-entry index is 50 MB, and a buffer
     /// that size cost more in page faults and zeroing than reading its lines did.
     private func readLines(from start: Int, to end: Int) -> [CacheIndexLine] {
-        guard end > start, let handle else { return [] }
+        guard let handle else { return [] }
+        return Self.readLines(of: handle, from: start, to: end, readLength: &readLength)
+    }
+
+    /// ``readLines(from:to:)`` of any open index file; `readLength` moves past the lines read.
+    static func readLines(of handle: CacheIndexFileHandle, from start: Int, to end: Int,
+                          readLength: inout Int) -> [CacheIndexLine] {
+        guard end > start else { return [] }
         var lines: [CacheIndexLine] = []
         lines.reserveCapacity((end - start) / 400)
         var buffer = [UInt8](repeating: 0, count: min(Self.readChunk, end - start))
@@ -181,7 +226,7 @@ final class CacheIndexFile {
             guard read > 0 else { break }
             filled += read
             guard let lastNewline = buffer[..<filled].lastIndex(of: UInt8(ascii: "\n")) else { continue }
-            Self.parseLines(buffer[...lastNewline], fileOffset: bufferOffset, file: handle, into: &lines)
+            parseLines(buffer[...lastNewline], fileOffset: bufferOffset, file: handle, into: &lines)
             readLength = bufferOffset + lastNewline + 1
             // The unfinished line moves to the front.
             let rest = filled - (lastNewline + 1)

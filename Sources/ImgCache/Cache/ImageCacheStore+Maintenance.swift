@@ -19,6 +19,8 @@ extension ImageCacheStore {
             // An empty folder needs no history: a new, empty index, which other processes notice.
             try session.file.replace(with: [])
             session.index = CacheIndex()
+            // The table no longer matches any index (readers would see that); gone is tidier.
+            _ = try? CacheFileSystem.removeFile(at: layout.lookupTablePath)
             return removed
         }
     }
@@ -51,8 +53,7 @@ extension ImageCacheStore {
                 let hadImage = try CacheFileSystem.removeFile(at: layout.imagePath(localName))
                 if hadImage || session.index.byteCount(of: localName) != nil { deleted += 1 }
             }
-            try session.file.replace(withLines: kept.snapshot())
-            session.index = kept
+            try session.replaceIndex(with: kept.snapshot())
             let abandonedBefore = now.addingTimeInterval(-Self.abandonedTemporaryFileAge)
             for path in scan.temporaryPaths {
                 guard let status = CacheFileSystem.status(ofPath: path),

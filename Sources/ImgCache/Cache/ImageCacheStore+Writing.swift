@@ -168,6 +168,7 @@ extension ImageCacheStore {
     private func recordUses(_ entries: [CacheEntryMetadata], now: Date) {
         guard !entries.isEmpty else { return }
         let time = CacheIndexRecord.storable(now)
+        if recordUsesThroughLookupTable(entries, at: time) { return }
         try? withExclusiveAccess { session in
             // Checked again under the lock: an entry may have been replaced or removed meanwhile.
             let uses = entries.compactMap { seen -> CacheIndexRecord? in

@@ -9,6 +9,7 @@ public import Foundation
 /// <directory>/
 ///   3f2a…c1.png            the image bytes, exactly as downloaded
 ///   .imgcache.index        CacheEntryMetadata records, one JSON object per line (CacheIndexFile)
+///   .imgcache.lookup       where each record is in the index, by name (CacheLookupTable)
 ///   .imgcache.lock         flock'ed by writers
 ///   .<name>.tmp-<pid>-<n>  writes in progress (or left by a killed process; `prune` removes them)
 /// ```
@@ -182,18 +183,51 @@ public final class ImageCacheStore: Sendable {
 
     /// What the index records about `localName` (not yet checked against the image file).
     func metadata(for localName: String) -> CacheEntryMetadata? {
-        state.withLock { state in
-            state.catchUp()
-            return state.index[localName]
-        }
+        metadata(forLocalNames: [localName])[0]
     }
 
     /// What the index records about each of `localNames` (nil for a nil name), current, read
     /// under one hold of the mutex: what a page's lookups need, without reading every entry.
+    ///
+    /// Until this store has read the index, that goes through the lookup table when there is a
+    /// usable one (``CacheIndexProbe``): a warm run then reads the records it looks up, not a
+    /// 50 MB index. Once the index is read, it is kept up to date by reading what was appended.
     func metadata(forLocalNames localNames: [String?]) -> [CacheEntryMetadata?] {
         state.withLock { state in
+            if !state.indexFile.hasBeenRead, let probe = CacheIndexProbe(localNames: localNames, layout: layout) {
+                return probe.metadata
+            }
             state.catchUp()
             return localNames.map { $0.flatMap { state.index[$0] } }
+        }
+    }
+
+    /// Whether this store has read the index file (rather than looking entries up through the
+    /// lookup table only).
+    var hasReadIndex: Bool {
+        state.withLock { $0.indexFile.hasBeenRead }
+    }
+
+    /// Records uses of `entries` that are still current (same URL and image file, not used at
+    /// `time` or later) through the lookup table, without reading the whole index: under the
+    /// folder lock, looks them up again (``CacheIndexProbe``) and appends the uses to the index
+    /// file it looked at. Returns false, having done nothing, when this store has read the index
+    /// already or there is no usable table; the caller then records them the usual way.
+    func recordUsesThroughLookupTable(_ entries: [CacheEntryMetadata], at time: Date) -> Bool {
+        state.withLock { state in
+            guard !state.indexFile.hasBeenRead, (try? state.folderLock.acquire()) != nil else { return false }
+            defer { state.folderLock.release() }
+            guard let probe = CacheIndexProbe(localNames: entries.map(\.localName), layout: layout) else { return false }
+            let uses = zip(entries, probe.metadata).compactMap { seen, current -> CacheIndexRecord? in
+                guard let current, current.url == seen.url, current.imageFile == seen.imageFile,
+                      current.lastUsedAt < time else { return nil }
+                return .used(localName: seen.localName, at: time)
+            }
+            // Best effort, as a use recorded the usual way: a use that is not recorded only makes
+            // the entry look older to eviction.
+            try? CacheIndexFile.append(uses, toFileAt: layout.indexPath, expecting: probe.indexFile,
+                                       durable: policy.durableWrites)
+            return true
         }
     }
 
@@ -254,6 +288,7 @@ public final class ImageCacheStore: Sendable {
             defer { state.index = session.index }
             let result = try body(&session)
             session.compactIfLarge()
+            session.updateLookupTableIfBehind()
             return result
         }
     }

@@ -28,9 +28,10 @@ final class CacheTestFolder: Sendable {
             .sorted()
     }
 
-    /// The files a user would call cache contents: everything but the lock and the index.
+    /// The files a user would call cache contents: everything but the lock, the index and its
+    /// lookup table.
     func entryFiles() -> [String] {
-        allFiles().filter { $0 != ".imgcache.lock" && $0 != ".imgcache.index" }
+        allFiles().filter { $0 != ".imgcache.lock" && $0 != ".imgcache.index" && $0 != ".imgcache.lookup" }
     }
 
     func isFolder(_ relative: String) -> Bool {
