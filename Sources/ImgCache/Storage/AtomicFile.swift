@@ -34,26 +34,43 @@ public enum AtomicFile {
     /// Writes `bytes` to `path` atomically, creating the parent folder if needed.
     /// - Throws: `FileError` naming the path when the folder cannot be created or the write fails.
     public static func write(_ bytes: some Collection<UInt8>, to path: String) throws {
+        let contiguous = Array(bytes)
+        try write(to: path) { emit in try emit(contiguous) }
+    }
+
+    /// Writes what `produce` hands its `emit` function, piece by piece, to `path` atomically:
+    /// for a large file made as it is written (a manifest of 10,000 images is 6.5 MB), which
+    /// then never has to be whole in memory. When `produce` throws, nothing is written and its
+    /// error is rethrown.
+    /// - Throws: `FileError` naming the path when the folder cannot be created or a write fails.
+    public static func write(to path: String, by produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
         let temporary = try temporaryPath(beside: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileError(path: path, errno: errno) }
-        var failure: Int32 = 0
-        let contiguous = Array(bytes)
-        contiguous.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
+        do {
+            try produce { piece in
+                let failure = piece.withUnsafeBytes { raw -> Int32 in
+                    var offset = 0
+                    while offset < raw.count {
+                        let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                        if written < 0 {
+                            if errno == EINTR { continue }
+                            return errno
+                        }
+                        offset += written
+                    }
+                    return 0
                 }
-                offset += written
+                if failure != 0 { throw FileError(path: path, errno: failure) }
             }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
         }
         close(fd)
-        if failure == 0, rename(temporary, path) != 0 { failure = errno }
-        if failure != 0 {
+        if rename(temporary, path) != 0 {
+            let failure = errno
             unlink(temporary)
             throw FileError(path: path, errno: failure)
         }

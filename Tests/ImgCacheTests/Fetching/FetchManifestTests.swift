@@ -31,4 +31,40 @@ struct FetchManifestTests {
         #expect(text.contains("\n  \"generatedAt\" : \"2026-11-22T"), "\(text)")
         #expect(!text.contains("\"localPath\" : null"), "absent fields are left out")
     }
+
+    @Test("a manifest of thousands of images is written in pieces that make the same file; a write that fails leaves the old manifest whole")
+    func largeManifestIsWrittenInPieces() throws {
+        let entries = (0..<3_000).map { index in
+            FetchManifest.Entry(kind: "img-src", original: "img/\(index).png", url: "https://example.com/img/\(index).png",
+                                localPath: "images/\(index).png", status: .downloaded, bytes: index, contentType: "image/png",
+                                error: nil, localName: "\(index).png")
+        }
+        let manifest = FetchManifest(cacheDirectory: "out/images",
+                                     pages: [FetchManifest.Page(input: "page.html", output: "out/page.html", pageURL: nil, references: entries)])
+        var pieces: [[UInt8]] = []
+        try manifest.encode { pieces.append($0) }
+        #expect(pieces.count > 5, "\(pieces.count) pieces")
+        #expect(pieces.dropLast().allSatisfy { $0.count < 80_000 })
+        let whole = try manifest.encoded()
+        #expect(Array(pieces.joined()) == whole)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        #expect(try decoder.decode(FetchManifest.self, from: Data(whole)).pages[0].references.count == 3_000)
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("imgcache-manifest-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/imgcache-manifest.json"
+        try AtomicFile.write(to: path) { emit in try manifest.encode(into: emit) }
+        #expect(try AtomicFile.read(path) == whole)
+
+        struct Interrupted: Error {}
+        #expect(throws: Interrupted.self) {
+            try AtomicFile.write(to: path) { emit in
+                try emit(Array("{ half a manifest".utf8))
+                throw Interrupted()
+            }
+        }
+        #expect(try AtomicFile.read(path) == whole, "the old manifest is kept whole")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["imgcache-manifest.json"], "no temporary file left")
+    }
 }
