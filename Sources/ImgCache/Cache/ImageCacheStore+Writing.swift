@@ -149,7 +149,7 @@ extension ImageCacheStore {
     /// are recorded in one append under a single hold of the folder lock.
     /// - Returns: one ``CacheLookup`` per URL, in order.
     public func lookUpForUse(_ urls: [WebURL], now: Date = Date()) -> [CacheLookup] {
-        let localNames = urls.map { localName(for: $0) }
+        let localNames = localNames(for: urls)
         let recorded = metadata(forLocalNames: localNames)
         let results = urls.indices.map { position -> CacheLookup in
             guard let localName = localNames[position] else { return .missing }

@@ -57,6 +57,18 @@ public final class ImageCacheStore: Sendable {
         let folderLock: CacheFolderLock
         let indexFile: CacheIndexFile
         var index = CacheIndex()
+        /// How many more looks may go through the lookup table before the index is read. A run
+        /// of a page looks a few times (names, records, uses); a store that keeps looking (an app
+        /// asking image by image) is better served by reading the index once and then only what
+        /// is appended, than by reading the table and the index's last lines at every look.
+        var lookupTableLooksLeft = 4
+
+        /// Whether the next look may go through the lookup table; counts it.
+        mutating func mayLookThroughTable() -> Bool {
+            guard !indexFile.hasBeenRead, lookupTableLooksLeft > 0 else { return false }
+            lookupTableLooksLeft -= 1
+            return true
+        }
 
         /// Applies what other processes (and other stores on the folder) recorded since the last look.
         mutating func catchUp() {
@@ -121,11 +133,45 @@ public final class ImageCacheStore: Sendable {
             return CacheFileLayout.isValidLocalName(name) ? name : nil
         }
         guard url.isHTTP else { return nil }
-        let key = url.serializedWithoutFragment
-        return state.withLock { state in
-            state.catchUp()
-            return state.index.name(forURL: key)
+        return localNames(for: [url])[0]
+    }
+
+    /// ``localName(for:)`` of each URL, with one look at the index (or its lookup table) for
+    /// all the URLs whose names come from their bytes.
+    func localNames(for urls: [WebURL]) -> [String?] {
+        var names = [String?](repeating: nil, count: urls.count)
+        var byBytes: [Int] = []
+        for (position, url) in urls.enumerated() {
+            if let name = naming.localName(for: url) {
+                names[position] = CacheFileLayout.isValidLocalName(name) ? name : nil
+            } else if url.isHTTP {
+                byBytes.append(position)
+            }
         }
+        guard !byBytes.isEmpty else { return names }
+        let keys = byBytes.map { urls[$0].serializedWithoutFragment }
+        state.withLock { state in
+            if state.mayLookThroughTable() {
+                // Such a URL's name is SHA-256(url) plus its format's extension: one of a few
+                // names to look up, whichever records this URL.
+                let candidates = byBytes.map { position in
+                    ImageFormat.allCases.compactMap { naming.localName(for: urls[position], format: $0) }
+                }
+                if let probe = CacheIndexProbe(localNames: candidates.flatMap { $0 }, layout: layout) {
+                    var found = probe.metadata[...]
+                    for (index, position) in byBytes.enumerated() {
+                        let recorded = found.prefix(candidates[index].count).compactMap { $0 }.filter { $0.url == keys[index] }
+                        found = found.dropFirst(candidates[index].count)
+                        // One name per URL is kept (a new one replaces the old); the newest, should two be seen.
+                        names[position] = recorded.max { $0.fetchedAt < $1.fetchedAt }?.localName
+                    }
+                    return
+                }
+            }
+            state.catchUp()
+            for (index, position) in byBytes.enumerated() { names[position] = state.index.name(forURL: keys[index]) }
+        }
+        return names
     }
 
     /// The name `bytes` are stored under for `url`: the naming's, or for a URL whose path names no
@@ -189,12 +235,13 @@ public final class ImageCacheStore: Sendable {
     /// What the index records about each of `localNames` (nil for a nil name), current, read
     /// under one hold of the mutex: what a page's lookups need, without reading every entry.
     ///
-    /// Until this store has read the index, that goes through the lookup table when there is a
-    /// usable one (``CacheIndexProbe``): a warm run then reads the records it looks up, not a
-    /// 50 MB index. Once the index is read, it is kept up to date by reading what was appended.
+    /// For the first few looks of a store that has not read the index, that goes through the
+    /// lookup table when there is a usable one (``CacheIndexProbe``): a warm run then reads the
+    /// records it looks up, not a 50 MB index. Once the index is read, it is kept up to date by
+    /// reading what was appended.
     func metadata(forLocalNames localNames: [String?]) -> [CacheEntryMetadata?] {
         state.withLock { state in
-            if !state.indexFile.hasBeenRead, let probe = CacheIndexProbe(localNames: localNames, layout: layout) {
+            if state.mayLookThroughTable(), let probe = CacheIndexProbe(localNames: localNames, layout: layout) {
                 return probe.metadata
             }
             state.catchUp()
@@ -215,7 +262,7 @@ public final class ImageCacheStore: Sendable {
     /// already or there is no usable table; the caller then records them the usual way.
     func recordUsesThroughLookupTable(_ entries: [CacheEntryMetadata], at time: Date) -> Bool {
         state.withLock { state in
-            guard !state.indexFile.hasBeenRead, (try? state.folderLock.acquire()) != nil else { return false }
+            guard state.mayLookThroughTable(), (try? state.folderLock.acquire()) != nil else { return false }
             defer { state.folderLock.release() }
             guard let probe = CacheIndexProbe(localNames: entries.map(\.localName), layout: layout) else { return false }
             let uses = zip(entries, probe.metadata).compactMap { seen, current -> CacheIndexRecord? in

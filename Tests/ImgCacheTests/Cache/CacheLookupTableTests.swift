@@ -1,4 +1,5 @@
 import Foundation
+import ImgCacheTestServer
 import Testing
 @testable import ImgCache
 
@@ -157,6 +158,54 @@ struct CacheLookupTableTests {
             #expect(!reader.hasReadIndex, "looked up through the table")
             #expect(found == (try Self.readingTheWholeIndex(folder, asked)))
             #expect(found.allSatisfy { $0?.etag?.hasSuffix("-2\"") == true })
+        }
+    }
+
+    @Test("an image whose URL names no format is found through the table under the name its bytes gave it, the newer one after it changed format")
+    func urlsWithoutAFormatAreFoundThroughTheTable() async throws {
+        try await offPool {
+            let (folder, writer, urls) = try Self.filledFolder()
+            let photo = WebURL("https://cdn.example.com/photo?id=7")!
+            let avatar = WebURL("https://cdn.example.com/avatar/12")!
+            try writer.store(TestImages.png(width: 4, height: 4), for: photo, contentType: "image/png", etag: nil,
+                             lastModified: nil, now: Self.t0 + 5)
+            try writer.store(TestImages.png(width: 3, height: 3), for: avatar, contentType: "image/png", etag: nil,
+                             lastModified: nil, now: Self.t0 + 5)
+            // The CDN now answers GIF for the avatar: its name changes, and the PNG goes.
+            try writer.store(TestImages.gif(), for: avatar, contentType: "image/gif", etag: nil, lastModified: nil, now: Self.t0 + 6)
+
+            let reader = try ImageCacheStore(directory: folder.path, policy: Self.policy)
+            let lookups = reader.lookUpForUse([photo, avatar, urls[9], WebURL("https://cdn.example.com/never")!], now: Self.t0 + 30)
+            #expect(!reader.hasReadIndex, "looked up through the table")
+            guard case .fresh(let photoEntry) = lookups[0], case .fresh(let avatarEntry) = lookups[1], case .fresh = lookups[2] else {
+                Issue.record("not found fresh: \(lookups)")
+                return
+            }
+            #expect(photoEntry.localName.hasSuffix(".png") && photoEntry.url == photo.serialized)
+            #expect(avatarEntry.localName.hasSuffix(".gif") && avatarEntry.contentType == "image/gif")
+            #expect(lookups[3] == .missing)
+            let whole = try ImageCacheStore(directory: folder.path, policy: Self.policy)
+            _ = whole.stats()
+            #expect(whole.localNames(for: [photo, avatar]) == [photoEntry.localName, avatarEntry.localName])
+        }
+    }
+
+    @Test("a store that keeps looking image by image reads the index once after a few looks, and its answers stay right")
+    func aStoreThatKeepsLookingReadsTheIndex() async throws {
+        try await offPool {
+            let (folder, _, urls) = try Self.filledFolder()
+            let truth = try Self.readingTheWholeIndex(folder, Array(urls[0..<10]))
+            let reader = try ImageCacheStore(directory: folder.path, policy: Self.policy)
+            var readAfter: Int?
+            for (position, url) in urls[0..<10].enumerated() {
+                guard case .fresh(let metadata) = reader.lookup(url, now: Self.t0 + 1) else {
+                    Issue.record("\(url) not found fresh")
+                    return
+                }
+                #expect(metadata == truth[position])
+                if readAfter == nil, reader.hasReadIndex { readAfter = position + 1 }
+            }
+            #expect(readAfter.map { (2...6).contains($0) } == true, "the index was read after \(String(describing: readAfter)) looks")
         }
     }
 }
