@@ -161,12 +161,6 @@ final class CacheIndexFile {
         readLength = length
     }
 
-    /// Every line of the file open now, read again from the start (after ``replace(withLines:)``,
-    /// so that entries point into the new file).
-    func readAgain() -> [CacheIndexLine] {
-        readLength = 0
-        return readLines(from: 0, to: length)
-    }
 
     // MARK: File handling
 

@@ -53,7 +53,7 @@ extension ImageCacheStore {
                 let hadImage = try CacheFileSystem.removeFile(at: layout.imagePath(localName))
                 if hadImage || session.index.byteCount(of: localName) != nil { deleted += 1 }
             }
-            try session.replaceIndex(with: kept.snapshot())
+            try session.replaceIndex(with: kept)
             let abandonedBefore = now.addingTimeInterval(-Self.abandonedTemporaryFileAge)
             for path in scan.temporaryPaths {
                 guard let status = CacheFileSystem.status(ofPath: path),
