@@ -8,8 +8,8 @@ import Testing
 /// reading the whole index says, and a table that does not fit the index is not used.
 @Suite("Index lookup table")
 struct CacheLookupTableTests {
-    /// Enough entries for the index to pass 256 KiB, past which a store writes the table.
-    static let count = 700
+    /// Enough entries for the index to pass 1 MiB, past which a store writes the table.
+    static let count = 2_500
     static let t0 = CacheTestData.t0
     static let policy = CachePolicy(maxAge: 86_400)
 
@@ -24,7 +24,7 @@ struct CacheLookupTableTests {
 
     private static func storeAll(_ urls: [WebURL], in store: ImageCacheStore, round: Int) throws {
         let images = urls.enumerated().map { index, url in
-            ImageToStore(bytes: CacheTestData.bytes(200, seed: index + 1_000 * round), url: url, contentType: "image/png",
+            ImageToStore(bytes: CacheTestData.bytes(64, seed: index + 10_000 * round), url: url, contentType: "image/png",
                          etag: "\"e\(index)-\(round)\"", lastModified: nil)
         }
         for result in store.store(images, now: t0 + Double(round)) { _ = try result.get() }
