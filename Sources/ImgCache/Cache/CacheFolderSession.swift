@@ -89,12 +89,21 @@ struct CacheFolderSession {
     /// about 12 ms, so filling a cache with 100,000 images (50 MB of index) makes about 50 of them,
     /// some 2% of the run. (A sixteenth of the index, tried first, left a 120 MB index's readers
     /// 7 MB of lines to read: 20 ms.)
+    ///
+    /// Called at the end of every session, so it costs a subtraction unless the table is behind
+    /// as far as this process knows; only then is the table's header read (another process may
+    /// have brought it up to date).
     func updateLookupTableIfBehind() {
-        guard let visited = file.visited else { return }
-        let covered = CacheLookupTable.readSource(at: layout.lookupTablePath)
+        let threshold = 1 << 20
+        guard let visited = file.visited, !file.lookupTableUnavailable,
+              visited.readLength - file.lookupTableCoverage > threshold else { return }
+        file.lookupTableCoverage = CacheLookupTable.readSource(at: layout.lookupTablePath)
             .flatMap { $0.device == visited.status.device && $0.inode == visited.status.inode ? $0.coveredLength : nil } ?? 0
-        guard visited.readLength - covered > 1 << 20,
-              let rows = index.lookupRows(in: visited.handle) else { return }
+        guard visited.readLength - file.lookupTableCoverage > threshold else { return }
+        guard let rows = index.lookupRows(in: visited.handle) else {
+            file.lookupTableUnavailable = true
+            return
+        }
         writeLookupTable(rows)
     }
 
@@ -104,6 +113,11 @@ struct CacheFolderSession {
         guard let visited = file.visited,
               let source = CacheLookupTable.source(of: visited.handle, status: visited.status,
                                                    coveredLength: visited.readLength) else { return }
-        try? CacheLookupTable.write(rows, for: source, to: layout.lookupTablePath)
+        if (try? CacheLookupTable.write(rows, for: source, to: layout.lookupTablePath)) != nil {
+            file.lookupTableCoverage = visited.readLength
+        } else {
+            // Not tried at every later session (a full disk): again once another file is opened.
+            file.lookupTableUnavailable = true
+        }
     }
 }

@@ -50,6 +50,13 @@ final class CacheIndexFile {
     /// The file's length when last visited.
     var length: Int { openedFile?.size ?? 0 }
 
+    /// How far the lookup table covers the file open now, as this process last read or wrote it
+    /// (another process may since have written a newer one).
+    var lookupTableCoverage = 0
+    /// Whether the index held in memory could not give the lookup table for the file open now
+    /// (an entry not from one of its lines): not tried again until another file is opened.
+    var lookupTableUnavailable = false
+
     /// Whether the file has been read since this value was made (or since it was closed).
     var hasBeenRead: Bool { handle != nil }
 
@@ -189,6 +196,8 @@ final class CacheIndexFile {
         openedFile = nil
         isWritable = false
         readLength = 0
+        lookupTableCoverage = 0
+        lookupTableUnavailable = false
     }
 
     /// The complete lines between `start` and `end`: entry records skimmed where they can be,
