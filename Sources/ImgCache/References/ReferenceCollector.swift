@@ -208,9 +208,7 @@ final class ReferenceCollector: HTMLScanHandler {
         if raw.count == scalarRange.count, text.isPlainASCII {
             return String(decoding: UnsafeBufferPointer(rebasing: page[(rawStart + raw.lowerBound)..<(rawStart + raw.upperBound)]), as: UTF8.self)
         }
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: text.scalars[scalarRange])
-        return String(view)
+        return String(scalars: text.scalars[scalarRange])
     }
 
     /// `range` without leading and trailing ASCII whitespace, which URL attributes may carry.
