@@ -6,16 +6,6 @@ final class ReferenceCollector: HTMLScanHandler {
     private let structure: UnsafeBufferPointer<UInt8>
     private let encoding: HTMLEncoding
     private let lazyAttributes: Set<String>
-    /// Per scanner name id: whether the element can hold image URLs, and what an attribute is.
-    private var elementIsImageElement: [Bool?] = []
-    private var attributeKinds: [AttributeKind?] = []
-
-    private struct AttributeKind {
-        /// `style` or a lazy-loading attribute: any element with one is worth lexing.
-        var holdsImages: Bool
-        /// A URL-valued attribute that a `<base>` affects.
-        var isURL: Bool
-    }
 
     /// Image URLs, and the `@import` URLs of CSS (with a nil kind), in document order.
     private(set) var urlSlots: [URLSlot] = []
@@ -45,40 +35,21 @@ final class ReferenceCollector: HTMLScanHandler {
 
     // MARK: - Scanner events
 
+    func interest(inElement name: String) -> ScanInterest {
+        Self.imageElements.contains(name) ? .imageElement : []
+    }
+
+    func interest(inAttribute name: String) -> ScanInterest {
+        var interest: ScanInterest = []
+        if name == "style" || lazyAttributes.contains(name) { interest.insert(.holdsImages) }
+        if Self.urlAttributes.contains(name) { interest.insert(.urlAttribute) }
+        return interest
+    }
+
     func elementStarted(_ element: ElementStart, scanner: HTMLScanner) {
-        guard !element.attributeNameIDs.isEmpty else { return }
-        let isImageElement = imageElement(element)
-        var hasStyleOrLazy = false, hasURLAttribute = false
-        for id in element.attributeNameIDs {
-            let kind = attributeKind(id, scanner: scanner)
-            hasStyleOrLazy = hasStyleOrLazy || kind.holdsImages
-            hasURLAttribute = hasURLAttribute || kind.isURL
-        }
-        if hasURLAttribute { linkTags.append(scanner.pendingTag) }
-        guard isImageElement || hasStyleOrLazy, let tag = scanner.locate() else { return }
+        if element.interest.contains(.urlAttribute) { linkTags.append(scanner.pendingTag) }
+        guard !element.interest.isDisjoint(with: [.imageElement, .holdsImages]), let tag = scanner.locate() else { return }
         collect(from: tag, element: element)
-    }
-
-    private func imageElement(_ element: ElementStart) -> Bool {
-        if element.nameID >= elementIsImageElement.count {
-            elementIsImageElement += Array(repeating: nil, count: element.nameID + 1 - elementIsImageElement.count)
-        }
-        if let known = elementIsImageElement[element.nameID] { return known }
-        let isImage = Self.imageElements.contains(element.name)
-        elementIsImageElement[element.nameID] = isImage
-        return isImage
-    }
-
-    private func attributeKind(_ id: Int, scanner: HTMLScanner) -> AttributeKind {
-        if id >= attributeKinds.count {
-            attributeKinds += Array(repeating: nil, count: id + 1 - attributeKinds.count)
-        }
-        if let known = attributeKinds[id] { return known }
-        let name = scanner.attributeName(id)
-        let kind = AttributeKind(holdsImages: name == "style" || lazyAttributes.contains(name),
-                                 isURL: Self.urlAttributes.contains(name))
-        attributeKinds[id] = kind
-        return kind
     }
 
     func styleText(_ range: Range<Int>, isInert: Bool) {
