@@ -282,10 +282,8 @@ private struct ScanState {
         var p = pending.searchStart
         let nameBytes = pending.name.utf8
         while p < end {
-            guard page[p] == UInt8(ascii: "<") else {
-                p += 1
-                continue
-            }
+            p = nextOpeningBracket(from: p, before: end)
+            guard p < end else { break }
             if matchesName(nameBytes, at: p + 1),
                let tag = StartTagLexer.lex(at: p, in: page, limit: end + 1),
                tag.end == end || (tag.end == end + 1 && page[end] == UInt8(ascii: "/")) {
@@ -314,12 +312,30 @@ private struct ScanState {
         let nameBytes = name.utf8
         var p = start
         while p + 1 < page.count {
-            if page[p] == UInt8(ascii: "<"), page[p + 1] == UInt8(ascii: "/"), matchesName(nameBytes, at: p + 2) {
+            p = nextOpeningBracket(from: p, before: page.count - 1)
+            guard p + 1 < page.count else { break }
+            if page[p + 1] == UInt8(ascii: "/"), matchesName(nameBytes, at: p + 2) {
                 return p
             }
             p += 1
         }
         return page.count
+    }
+
+    /// The offset of the first `<` in `start..<end`, or `end`: eight bytes per step, since style
+    /// sheets and the text between tags run to megabytes.
+    private func nextOpeningBracket(from start: Int, before end: Int) -> Int {
+        guard let base = page.baseAddress else { return end }
+        let raw = UnsafeRawPointer(base)
+        var p = start
+        while p + 8 <= end {
+            // Nonzero exactly when some byte of the word is `<` (0x3C).
+            let word = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self) ^ 0x3C3C_3C3C_3C3C_3C3C
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+            p += 8
+        }
+        while p < end, base[p] != UInt8(ascii: "<") { p += 1 }
+        return p
     }
 }
 
