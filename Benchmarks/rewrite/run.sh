@@ -1,54 +1,184 @@
 #!/usr/bin/env bash
-# Rewrite throughput and memory: imgcache vs Python lxml on the same generated pages, in one run.
-# usage: Benchmarks/rewrite/run.sh   (from the repository root; builds imgcache in release mode)
+# Rewrite throughput and memory on real saved pages, against the parsers a user could pick instead,
+# all in one run: imgcache rewrite; libxml2's HTML SAX parser alone, set up as imgcache sets it up,
+# with empty callbacks (a C program: the floor for any rewriter built on libxml2); lxml.html (parse,
+# rewrite img src, serialise); selectolax's lexbor (parse, find every img). Then the same on the
+# generated dense pages (5,000 image references per MB), and the memory bound on the largest pages.
+#
+# usage: Benchmarks/rewrite/run.sh [--runs N] [--pages DIR] [--no-dense]   (from anywhere)
+#   --runs N     runs per tool and corpus, best taken (default 5); tools take turns within a run
+#   --pages DIR  the real pages (default ../shared/pages beside the repository: MANIFEST.tsv lists
+#                them); without them, generated pages of ordinary density stand in, and say so
+#   --no-dense   skip the generated dense pages and the 100 MB page
+#   IMGCACHE_BIN=path uses that imgcache instead of building one (release, --static-swift-stdlib)
+#
+# Every figure is a whole process over the whole corpus: start, reading each file, parsing, and
+# (for the rewriters) writing each page. Pages and outputs are on tmpfs (/dev/shm) when there is
+# one, so that the figures are CPU, not the disk. Each tool gets one --base-url for every page
+# (http://example.com/page.html), as lxml_rewrite.py does: resolving against each page's own URL
+# costs the same.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+HERE=Benchmarks/rewrite
+RUNS=5
+PAGES_DIR=../shared/pages
+DENSE=1
+BASE_URL=http://example.com/page.html
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) RUNS=$2; shift ;;
+        --pages) PAGES_DIR=$2; shift ;;
+        --no-dense) DENSE=0 ;;
+        -h|--help) awk 'NR > 1 { if (!/^#/) exit; sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+        *) echo "unknown option: $1 (see --help)" >&2; exit 64 ;;
+    esac
+    shift
+done
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "--runs needs a positive whole number" >&2; exit 64; }
+
+say() { printf '%s\n' "$*" >&2; }
+
+# MARK: - Tools
+
 python3 -c "import lxml" 2>/dev/null || pip install -q lxml
-swift build -c release --static-swift-stdlib --product imgcache >/dev/null
-BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/imgcache"
+python3 -c "import selectolax" 2>/dev/null || pip install -q selectolax
+if [ -n "${IMGCACHE_BIN:-}" ]; then
+    BIN=$IMGCACHE_BIN
+    say "Using IMGCACHE_BIN=$BIN (not building)"
+else
+    say "Building imgcache (release)…"
+    swift build -c release --static-swift-stdlib --product imgcache >&2
+    BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/imgcache"
+fi
 
-WORK="$(mktemp -d)"
+TMP_PARENT=/dev/shm
+[ -d "$TMP_PARENT" ] && [ -w "$TMP_PARENT" ] || TMP_PARENT=${TMPDIR:-/tmp}
+WORK="$(mktemp -d "$TMP_PARENT/imgcache-rewrite-bench.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-python3 Benchmarks/rewrite/make_pages.py "$WORK/pages" --pages 40 --page-kb 500 --large-mb 20
-PAGES=("$WORK"/pages/page*.html)
-LARGE="$WORK/pages/large.html"
-corpus_bytes=$(cat "${PAGES[@]}" "$LARGE" | wc -c)
-large_bytes=$(wc -c < "$LARGE")
 
-measure() { # label, command... → prints "seconds peak_kb"
-    local label=$1; shift
-    local best=999999 rss=0
-    for _ in 1 2 3; do
-        /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr"; exit 1; }
-        read -r seconds kb < "$WORK/time"
-        if awk "BEGIN{exit !($seconds < $best)}"; then best=$seconds; fi
-        rss=$kb
+SAX="$WORK/sax_floor"
+# shellcheck disable=SC2046 # pkg-config's flags are separate words
+cc -O2 -o "$SAX" "$HERE/sax_floor.c" $(pkg-config --cflags --libs libxml-2.0)
+
+# MARK: - Corpora
+
+# The real pages, copied to tmpfs under names that keep their source folder (two sources may
+# hold pages of the same name, and `rewrite --out` writes each page under its own file name).
+REAL_TITLE="Real pages ($PAGES_DIR)"
+mkdir -p "$WORK/real"
+if [ -f "$PAGES_DIR/MANIFEST.tsv" ]; then
+    tail -n +2 "$PAGES_DIR/MANIFEST.tsv" | cut -f1 | while read -r file; do
+        cp "$PAGES_DIR/$file" "$WORK/real/${file//\//__}"
     done
-    echo "$best $rss"
+else
+    REAL_TITLE="Generated pages of ordinary density, standing in for the real pages (no $PAGES_DIR/MANIFEST.tsv)"
+    python3 "$HERE/make_pages.py" "$WORK/gen" --pages 300 --page-kb 140 --large-mb 2 --density ordinary >/dev/null
+    mv "$WORK"/gen/*.html "$WORK/real/"
+fi
+if [ "$DENSE" = 1 ]; then
+    python3 "$HERE/make_pages.py" "$WORK/dense" --pages 40 --page-kb 500 --large-mb 20 >/dev/null
+fi
+
+# MARK: - Measuring
+
+# One run of a command: its wall and CPU (user + sys) seconds and peak RSS (KB) → $WORK/time.
+run_once() {
+    /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" \
+        || { say "failed: $*"; cat "$WORK/stderr" >&2; exit 1; }
 }
 
-read -r ic_s ic_kb < <(measure imgcache "$BIN" rewrite "${PAGES[@]}" "$LARGE" --base-url https://example.com/articles/page.html --out "$WORK/ic" --quiet)
-read -r lx_s lx_kb < <(measure lxml python3 Benchmarks/rewrite/lxml_rewrite.py "$WORK/lx" "${PAGES[@]}" "$LARGE")
-read -r icl_s icl_kb < <(measure imgcache-large "$BIN" rewrite "$LARGE" --base-url https://example.com/articles/page.html --out "$WORK/ic1" --quiet)
-read -r lxl_s lxl_kb < <(measure lxml-large python3 Benchmarks/rewrite/lxml_rewrite.py "$WORK/lx1" "$LARGE")
+# bench CORPUS_DIR OUT_DIR: every tool over every page of the folder, RUNS times in turns; the best
+# wall and the best CPU time of each, and its highest peak RSS → RESULT[tool]="wall cpu kb".
+declare -A RESULT
+TOOLS=(imgcache sax lxml selectolax)
+bench() {
+    local corpus=$1 out=$2 tool run wall user sys kb cpu
+    local -a pages=("$corpus"/*.html)
+    declare -A best_wall best_cpu peak
+    for tool in "${TOOLS[@]}"; do best_wall[$tool]=1e9; best_cpu[$tool]=1e9; peak[$tool]=0; done
+    for run in $(seq "$RUNS"); do
+        for tool in "${TOOLS[@]}"; do
+            rm -rf "$out"; mkdir -p "$out"
+            case $tool in
+                imgcache) run_once "$BIN" rewrite "${pages[@]}" --base-url "$BASE_URL" --out "$out" --quiet ;;
+                sax) run_once "$SAX" "${pages[@]}" ;;
+                lxml) run_once python3 "$HERE/lxml_rewrite.py" "$out" "${pages[@]}" ;;
+                selectolax) run_once python3 "$HERE/selectolax_scan.py" "${pages[@]}" ;;
+            esac
+            read -r wall user sys kb < "$WORK/time"
+            cpu=$(awk "BEGIN{print $user + $sys}")
+            awk "BEGIN{exit !($wall < ${best_wall[$tool]})}" && best_wall[$tool]=$wall
+            awk "BEGIN{exit !($cpu < ${best_cpu[$tool]})}" && best_cpu[$tool]=$cpu
+            [ "$kb" -gt "${peak[$tool]}" ] && peak[$tool]=$kb
+        done
+        say "  run $run of $RUNS done"
+    done
+    rm -rf "$out"
+    for tool in "${TOOLS[@]}"; do RESULT[$tool]="${best_wall[$tool]} ${best_cpu[$tool]} ${peak[$tool]}"; done
+}
 
-mb=$(awk "BEGIN{print $corpus_bytes/1e6}")
-printf '\nRewrite benchmark: %d pages, %.1f MB in all, largest page %.1f MB (best of 3 runs, whole process)\n' \
-    $(( ${#PAGES[@]} + 1 )) "$mb" "$(awk "BEGIN{print $large_bytes/1e6}")"
-printf '%-34s %10s %10s %14s\n' "" "seconds" "MB/s" "peak RSS MB"
-printf '%-34s %10.2f %10.1f %14.1f\n' "imgcache rewrite (all references)" "$ic_s" "$(awk "BEGIN{print $mb/$ic_s}")" "$(awk "BEGIN{print $ic_kb/1024}")"
-printf '%-34s %10.2f %10.1f %14.1f\n' "lxml.html (img src only)" "$lx_s" "$(awk "BEGIN{print $mb/$lx_s}")" "$(awk "BEGIN{print $lx_kb/1024}")"
-printf '%-34s %10.2f %10.1f %14.1f\n' "imgcache, largest page alone" "$icl_s" "$(awk "BEGIN{print $large_bytes/1e6/$icl_s}")" "$(awk "BEGIN{print $icl_kb/1024}")"
-printf '%-34s %10.2f %10.1f %14.1f\n' "lxml, largest page alone" "$lxl_s" "$(awk "BEGIN{print $large_bytes/1e6/$lxl_s}")" "$(awk "BEGIN{print $lxl_kb/1024}")"
-# The issue's bad-input bound: a 100 MB page, imgcache alone (lxml needs several hundred MB for it).
-python3 Benchmarks/rewrite/make_pages.py "$WORK/huge" --pages 0 --large-mb 100
-huge_bytes=$(wc -c < "$WORK/huge/large.html")
-/usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN" rewrite "$WORK/huge/large.html" --base-url https://example.com/articles/page.html --out "$WORK/ich" --quiet
-read -r huge_s huge_kb < "$WORK/time"
-printf '%-34s %10.2f %10.1f %14.1f\n' "imgcache, 100 MB page" "$huge_s" "$(awk "BEGIN{print $huge_bytes/1e6/$huge_s}")" "$(awk "BEGIN{print $huge_kb/1024}")"
-ratio=$(awk "BEGIN{print $lx_s/$ic_s}")
-limit=$(awk "BEGIN{print 4*$large_bytes/1048576 + 30}")
-printf '\nimgcache throughput = %.2fx lxml (target >= 1.5x); peak memory on the largest page %.1f MB (target < %.1f MB = 4x page + 30 MB)\n' \
-    "$ratio" "$(awk "BEGIN{print $icl_kb/1024}")" "$limit"
-printf 'imgcache is single-threaded here, like lxml; both figures include process start, reading and writing the files.\n'
-rm -rf "$WORK/huge" "$WORK/ich"
+LABELS=(
+    [0]="imgcache rewrite (every kind, byte-exact)"
+    [1]="libxml2 HTML SAX alone (C, the floor)"
+    [2]="lxml.html parse + img src + serialise"
+    [3]="selectolax (lexbor) parse + find img"
+)
+
+# report TITLE CORPUS_DIR: the table of RESULT, MB/s of the corpus, imgcache's ratio to each peer.
+report() {
+    local title=$1 corpus=$2 bytes count largest mb i tool wall cpu kb
+    bytes=$(cat "$corpus"/*.html | wc -c)
+    count=$(find "$corpus" -name '*.html' | wc -l)
+    largest=$(find "$corpus" -name '*.html' -printf '%s\n' | sort -n | tail -1)
+    mb=$(awk "BEGIN{print $bytes / 1e6}")
+    read -r ic_wall ic_cpu _ <<<"${RESULT[imgcache]}"
+    printf '\n%s: %d pages, %.1f MB, largest %.2f MB (best of %d runs, whole process)\n' \
+        "$title" "$count" "$mb" "$(awk "BEGIN{print $largest / 1e6}")" "$RUNS"
+    printf '%-42s %7s %7s %9s %9s %8s   %s\n' "" "wall s" "CPU s" "MB/s wall" "MB/s CPU" "peak MB" "imgcache's throughput is (wall, CPU)"
+    for i in "${!TOOLS[@]}"; do
+        tool=${TOOLS[$i]}
+        read -r wall cpu kb <<<"${RESULT[$tool]}"
+        local ratio=""
+        [ "$tool" = imgcache ] || ratio=$(awk "BEGIN{printf \"%.2fx, %.2fx\", $wall / $ic_wall, $cpu / $ic_cpu}")
+        printf '%-42s %7.2f %7.2f %9.1f %9.1f %8.1f   %s\n' "${LABELS[$i]}" "$wall" "$cpu" \
+            "$(awk "BEGIN{print $mb / $wall}")" "$(awk "BEGIN{print $mb / ($cpu > 0 ? $cpu : 0.001)}")" \
+            "$(awk "BEGIN{print $kb / 1024}")" "$ratio"
+    done
+}
+
+# memory FILE LABEL: imgcache's peak RSS on one page against the bound (4x the page + 30 MB).
+memory() {
+    local file=$1 label=$2 bytes wall user sys kb
+    bytes=$(wc -c < "$file")
+    rm -rf "$WORK/one"
+    run_once "$BIN" rewrite "$file" --base-url "$BASE_URL" --out "$WORK/one" --quiet
+    read -r wall user sys kb < "$WORK/time"
+    printf '%-42s %7.2f s %8.1f MB/s   peak %6.1f MB (bound %.1f MB = 4x page + 30 MB)\n' "$label" "$wall" \
+        "$(awk "BEGIN{print $bytes / 1e6 / $wall}")" "$(awk "BEGIN{print $kb / 1024}")" \
+        "$(awk "BEGIN{print 4 * $bytes / 1048576 + 30}")"
+    rm -rf "$WORK/one"
+}
+
+# MARK: - Runs
+
+say "Real pages: $RUNS runs of each tool…"
+bench "$WORK/real" "$WORK/out"
+REAL_REPORT=$(report "$REAL_TITLE" "$WORK/real")
+if [ "$DENSE" = 1 ]; then
+    say "Generated dense pages: $RUNS runs of each tool…"
+    bench "$WORK/dense" "$WORK/out"
+    DENSE_REPORT=$(report "Generated dense pages (5,000 image references per MB)" "$WORK/dense")
+fi
+
+printf '%s\n' "$REAL_REPORT"
+if [ "$DENSE" = 1 ]; then printf '%s\n' "$DENSE_REPORT"; fi
+
+printf '\nMemory, imgcache alone on one page:\n'
+largest_real=$(find "$WORK/real" -name '*.html' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+memory "$largest_real" "largest "real" page ($(basename "$largest_real"))"
+if [ "$DENSE" = 1 ]; then
+    memory "$WORK/dense/large.html" "generated 20 MB page"
+    python3 "$HERE/make_pages.py" "$WORK/huge" --pages 0 --large-mb 100 >/dev/null
+    memory "$WORK/huge/large.html" "generated 100 MB page"
+fi
+printf '\nTargets on the real pages: imgcache >= 1.5x lxml and >= 0.6x the libxml2 SAX parse (throughput).\n'

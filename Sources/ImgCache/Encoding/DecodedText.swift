@@ -16,9 +16,7 @@ public struct DecodedText: Sendable {
 
     /// The decoded text as a String.
     public var string: String {
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars)
-        return String(view)
+        String(scalars: scalars[...])
     }
 
     /// The raw byte range (relative to the span) that produced `scalarRange`, widened so that it
@@ -46,7 +44,13 @@ public struct DecodedText: Sendable {
     /// first (``TextCodec/transcodeToUTF8Exactly(_:from:)``).
     public static func decode(_ raw: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, characterReferences: Bool) -> DecodedText {
         if encoding.isASCIICompatible, isPlainASCII(raw, ampersandMatters: characterReferences) {
-            return DecodedText(scalars: raw.map { Unicode.Scalar($0) }, storedOffsets: [], isPlainASCII: true)
+            // Widened in one pass into uninitialised storage: `map` went through an iterator per byte,
+            // and a page's style sheets are megabytes of such text.
+            let scalars = [Unicode.Scalar](unsafeUninitializedCapacity: raw.count) { buffer, initialized in
+                for i in 0..<raw.count { buffer.initializeElement(at: i, to: Unicode.Scalar(raw[i])) }
+                initialized = raw.count
+            }
+            return DecodedText(scalars: scalars, storedOffsets: [], isPlainASCII: true)
         }
         var (scalars, offsets) = decodeScalars(raw, encoding: encoding)
         if characterReferences, scalars.contains("&") {

@@ -2,8 +2,6 @@
 struct ElementStart {
     /// Lowercased element name, as libxml2 reports it.
     let name: String
-    /// A small number standing for `name` in this scan, for per-name caches.
-    let nameID: Int
     /// The enclosing element's name, if any.
     let parentName: String?
     /// True inside `<svg>`: `image` there is SVG's, not the HTML parser's alias of `img`.
@@ -11,8 +9,7 @@ struct ElementStart {
     /// True where a browser would see text, not markup (inside `textarea`, `title`, `iframe`,
     /// `xmp`, `noembed`, `noframes`, or after `plaintext`), although libxml2 reports elements.
     let isInert: Bool
-    /// Interned ids of the attribute names libxml2 saw (see `HTMLScanner.attributeName(_:)`):
-    /// enough to decide whether the raw tag is worth lexing. Valid during the callback only.
-    let attributeNameIDs: ArraySlice<Int>
+    /// What the element's name and the attribute names libxml2 saw mean to the handler (never
+    /// empty): enough to decide whether the raw tag is worth lexing.
+    let interest: ScanInterest
 }
-

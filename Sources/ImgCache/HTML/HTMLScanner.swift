@@ -1,8 +1,26 @@
 internal import CLibXML2
 
+/// What an element or attribute name means to a scan handler, asked once per name: the scanner
+/// calls the handler only for elements whose name or attributes mean something.
+struct ScanInterest: OptionSet, Sendable {
+    let rawValue: UInt8
+
+    /// An element that may hold image URLs in its attributes (`img`, `link`, `source`, …).
+    static let imageElement = ScanInterest(rawValue: 1 << 0)
+    /// An attribute that holds image URLs on any element (`style`, a lazy-loading attribute).
+    static let holdsImages = ScanInterest(rawValue: 1 << 1)
+    /// A URL-valued attribute that a `<base>` affects.
+    static let urlAttribute = ScanInterest(rawValue: 1 << 2)
+}
+
 /// Receives what the scanner finds, in document order.
 protocol HTMLScanHandler: AnyObject {
-    /// Called for every element libxml2 opens. Call `scanner.locate(_:)` to find its raw tag.
+    /// What elements of this (lowercase) name mean to the handler; asked once per name and scan.
+    func interest(inElement name: String) -> ScanInterest
+    /// What attributes of this (lowercase) name mean to the handler; asked once per name and scan.
+    func interest(inAttribute name: String) -> ScanInterest
+    /// Called for every element libxml2 opens whose name or attributes are of interest. Call
+    /// `scanner.locate()` to find its raw tag.
     func elementStarted(_ element: ElementStart, scanner: HTMLScanner)
     /// The raw text of a `<style>` element (between its start tag and its end tag).
     func styleText(_ range: Range<Int>, isInert: Bool)
@@ -14,74 +32,44 @@ protocol HTMLScanHandler: AnyObject {
 /// at each start tag `xmlByteConsumed` gives the offset of its `>`. The tag's own bytes are then
 /// lexed from the page, starting after the previous tag, so that every attribute value has an
 /// exact byte range. No tree is built, so memory does not grow with the document.
+///
+/// libxml2 calls back for every element, end tag and comment of the page (hundreds of thousands
+/// in a large one), so that path touches no String, no Dictionary and no class property: the
+/// state it updates lives in one `ScanState` behind a pointer, which Swift's dynamic
+/// exclusivity checks (one per class property access) do not cover.
 final class HTMLScanner {
-    private let buffer: ParseBuffer
-    private let page: UnsafeBufferPointer<UInt8>
-    private unowned let handler: any HTMLScanHandler
-    private var context: htmlParserCtxtPtr?
+    private let state: UnsafeMutablePointer<ScanState>
 
-    /// Every offset before this belongs to markup libxml2 has already reported.
-    private var cursor = 0
-    private var pendingEnd = -1
-    private var pendingSearchStart = 0
-    private var pendingName = ""
-    private var located: StartTag?
-    /// Open elements, as name ids.
-    private var stack: [Int] = []
-    // libxml2 interns names in its dictionary, so a pointer stands for a name: per-element work
-    // is then a pointer lookup instead of building and hashing a String.
-    private var elementNameIDs: [UnsafeRawPointer: Int] = [:]
-    private var elementNames: [String] = []
-    private var elementFlags: [ElementFlags] = []
-    private var attributeNameIDs: [UnsafeRawPointer: Int] = [:]
-    private var attributeNames: [String] = []
-    private var currentAttributeIDs: [Int] = []
-
-    private struct ElementFlags {
-        var isSVG = false
-        var isInert = false
-        var isRawText = false
-        var isStyle = false
-        var isPlaintext = false
-        var isVoid = false
+    init(buffer: ParseBuffer, handler: any HTMLScanHandler) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: ScanState(buffer: buffer, handler: handler))
     }
-    private var svgDepth = 0
-    private var inertDepth = 0
-    private var afterPlaintext = false
 
-    private static let inertElements: Set<String> = ["textarea", "title", "iframe", "xmp", "noembed", "noframes"]
-    private static let rawTextElements: Set<String> = ["script", "style"]
-    /// HTML's void elements: they have no content, so they never become a parent. libxml2's HTML4
-    /// table does not know all of them (`source`, `track`, `wbr`, …) and keeps those open, which
-    /// would make a `picture`'s second `source` a child of its first.
-    private static let voidElements: Set<String> = [
-        "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
-    ]
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
 
     private static let initialized: Bool = {
         xmlInitParser()
         return true
     }()
 
-    init(buffer: ParseBuffer, handler: any HTMLScanHandler) {
-        self.buffer = buffer
-        self.page = buffer.view
-        self.handler = handler
-    }
-
     /// Parses the whole page, calling the handler as elements open.
     func run() {
         _ = Self.initialized
+        let page = state.pointee.page
         // libxml2 copies the bytes: its static (no-copy) input buffers read past the end of
         // large documents in 2.9.
-        guard buffer.count > 0, buffer.count <= Int(Int32.max),
+        guard page.count > 0, page.count <= Int(Int32.max),
               let ctxt = htmlCreateMemoryParserCtxt(
-                  UnsafeRawPointer(page.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(buffer.count))
+                  UnsafeRawPointer(page.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(page.count))
         else { return }
-        context = ctxt
+        state.pointee.context = ctxt
+        state.pointee.scanner = Unmanaged.passUnretained(self)
         defer {
             htmlFreeParserCtxt(ctxt)
-            context = nil
+            state.pointee.context = nil
         }
         // Pin the encoding: a <meta charset> must not make libxml2 start converting mid-document.
         xmlSwitchEncoding(ctxt, XML_CHAR_ENCODING_UTF8)
@@ -90,18 +78,18 @@ final class HTMLScanner {
         var sax = htmlSAXHandler()
         sax.startElement = { userData, name, attributes in
             guard let userData, let name else { return }
-            Unmanaged<HTMLScanner>.fromOpaque(userData).takeUnretainedValue().started(name, attributes)
+            userData.assumingMemoryBound(to: ScanState.self).pointee.started(name, attributes)
         }
         sax.endElement = { userData, name in
             guard let userData, let name else { return }
-            Unmanaged<HTMLScanner>.fromOpaque(userData).takeUnretainedValue().ended(name)
+            userData.assumingMemoryBound(to: ScanState.self).pointee.ended(name)
         }
         sax.comment = { userData, _ in
             guard let userData else { return }
-            Unmanaged<HTMLScanner>.fromOpaque(userData).takeUnretainedValue().passedComment()
+            userData.assumingMemoryBound(to: ScanState.self).pointee.passedComment()
         }
         ctxt.pointee.sax.pointee = sax
-        ctxt.pointee.userData = Unmanaged.passUnretained(self).toOpaque()
+        ctxt.pointee.userData = UnsafeMutableRawPointer(state)
         // HUGE lifts the 10 MB limits on a single text node or comment.
         let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
             | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOIMPLIED.rawValue | XML_PARSE_HUGE.rawValue)
@@ -109,65 +97,125 @@ final class HTMLScanner {
         _ = htmlParseDocument(ctxt)
     }
 
+    /// Where the element being reported may be found again later, without libxml2.
+    var pendingTag: PendingTag { state.pointee.pendingTag }
+
+    /// Finds the raw start tag of the element being reported: the first `<name` after the
+    /// previous tag whose lexed end is the `>` libxml2 stopped at.
+    func locate() -> StartTag? { state.pointee.locatePending() }
+
+    /// Finds a tag recorded earlier with `pendingTag`; works after `run()` has returned.
+    func locate(_ pending: PendingTag) -> StartTag? { state.pointee.locate(pending) }
+}
+
+/// Everything the scan's callbacks read and update.
+private struct ScanState {
+    let buffer: ParseBuffer
+    let page: UnsafeBufferPointer<UInt8>
+    let handler: any HTMLScanHandler
+    var context: htmlParserCtxtPtr?
+    var scanner: Unmanaged<HTMLScanner>?
+
+    /// Every offset before this belongs to markup libxml2 has already reported.
+    var cursor = 0
+    var pendingEnd = -1
+    var pendingSearchStart = 0
+    var pendingName = ""
+    var located: StartTag?
+    /// Open elements, as name ids.
+    var stack: [Int32] = []
+    var elementIDs = InternedNameIDs()
+    var elementNames: [String] = []
+    var elementFlags: [ElementFlags] = []
+    var attributeIDs = InternedNameIDs()
+    var attributeInterests: [ScanInterest] = []
+    var svgDepth = 0
+    var inertDepth = 0
+    var afterPlaintext = false
+
+    struct ElementFlags {
+        var interest: ScanInterest
+        var isSVG = false
+        var isInert = false
+        var isRawText = false
+        var isStyle = false
+        var isPlaintext = false
+        var isVoid = false
+    }
+
+    static let inertElements: Set<String> = ["textarea", "title", "iframe", "xmp", "noembed", "noframes"]
+    static let rawTextElements: Set<String> = ["script", "style"]
+    /// HTML's void elements: they have no content, so they never become a parent. libxml2's HTML4
+    /// table does not know all of them (`source`, `track`, `wbr`, …) and keeps those open, which
+    /// would make a `picture`'s second `source` a child of its first.
+    static let voidElements: Set<String> = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
+    ]
+
+    init(buffer: ParseBuffer, handler: any HTMLScanHandler) {
+        self.buffer = buffer
+        self.page = buffer.view
+        self.handler = handler
+    }
+
     private var consumed: Int {
         guard let context else { return 0 }
         return Int(xmlByteConsumed(context))
     }
 
-    /// The name of an attribute id given in `ElementStart.attributeNameIDs`.
-    func attributeName(_ id: Int) -> String { attributeNames[id] }
-
-    private func elementID(_ cName: UnsafePointer<xmlChar>) -> Int {
-        if let id = elementNameIDs[UnsafeRawPointer(cName)] { return id }
+    private mutating func elementID(_ cName: UnsafePointer<xmlChar>) -> Int {
+        if let id = elementIDs.id(of: cName) { return id }
         let name = String(cString: cName)
         let id = elementNames.firstIndex(of: name) ?? elementNames.count
         if id == elementNames.count {
             elementNames.append(name)
             elementFlags.append(ElementFlags(
+                interest: handler.interest(inElement: name),
                 isSVG: name == "svg", isInert: Self.inertElements.contains(name), isRawText: Self.rawTextElements.contains(name),
                 isStyle: name == "style", isPlaintext: name == "plaintext", isVoid: Self.voidElements.contains(name)))
         }
-        elementNameIDs[UnsafeRawPointer(cName)] = id
+        elementIDs.insert(cName, id: id)
         return id
     }
 
-    private func attributeID(_ cName: UnsafePointer<xmlChar>) -> Int {
-        if let id = attributeNameIDs[UnsafeRawPointer(cName)] { return id }
-        let name = String(cString: cName)
-        let id = attributeNames.firstIndex(of: name) ?? attributeNames.count
-        if id == attributeNames.count { attributeNames.append(name) }
-        attributeNameIDs[UnsafeRawPointer(cName)] = id
-        return id
+    private mutating func attributeInterest(_ cName: UnsafePointer<xmlChar>) -> ScanInterest {
+        if let id = attributeIDs.id(of: cName) { return attributeInterests[id] }
+        let interest = handler.interest(inAttribute: String(cString: cName))
+        attributeIDs.insert(cName, id: attributeInterests.count)
+        attributeInterests.append(interest)
+        return interest
     }
 
-    private func started(_ cName: UnsafePointer<xmlChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    mutating func started(_ cName: UnsafePointer<xmlChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         let id = elementID(cName)
-        let name = elementNames[id]
         let flags = elementFlags[id]
         let end = consumed
-        currentAttributeIDs.removeAll(keepingCapacity: true)
-        if let attributes {
+        // An element without attributes holds no URL, whatever its name.
+        var interest: ScanInterest = []
+        if let attributes, attributes[0] != nil {
+            interest = flags.interest
             var i = 0
             while let attributeName = attributes[i] {
-                currentAttributeIDs.append(attributeID(attributeName))
+                interest.formUnion(attributeInterest(attributeName))
                 i += 2
             }
         }
         pendingEnd = end
         pendingSearchStart = cursor
-        pendingName = name
+        pendingName = elementNames[id]
         located = nil
-
         let inert = inertDepth > 0 || afterPlaintext
-        let element = ElementStart(
-            name: name,
-            nameID: id,
-            parentName: stack.last.map { elementNames[$0] },
-            inSVG: svgDepth > 0,
-            isInert: inert,
-            attributeNameIDs: currentAttributeIDs[...]
-        )
-        handler.elementStarted(element, scanner: self)
+
+        if !interest.isEmpty, let scanner {
+            let element = ElementStart(
+                name: pendingName,
+                parentName: stack.last.map { elementNames[Int($0)] },
+                inSVG: svgDepth > 0,
+                isInert: inert,
+                interest: interest
+            )
+            handler.elementStarted(element, scanner: scanner.takeUnretainedValue())
+        }
 
         if let tag = located {
             cursor = tag.end + 1
@@ -181,7 +229,7 @@ final class HTMLScanner {
             }
         }
 
-        if flags.isStyle, let tag = located ?? locate() {
+        if flags.isStyle, let tag = located ?? locatePending() {
             let contentStart = tag.end + 1
             let contentEnd = rawTextEnd(named: "style", from: contentStart)
             handler.styleText(contentStart..<contentEnd, isInert: inert)
@@ -190,13 +238,13 @@ final class HTMLScanner {
 
         // In SVG, a tag with a void element's name is an ordinary (foreign) element.
         if flags.isVoid && svgDepth == 0 { return }
-        stack.append(id)
+        stack.append(Int32(id))
         if flags.isSVG { svgDepth += 1 }
         if flags.isInert { inertDepth += 1 }
         if flags.isPlaintext { afterPlaintext = true }
     }
 
-    private func ended(_ cName: UnsafePointer<xmlChar>) {
+    mutating func ended(_ cName: UnsafePointer<xmlChar>) {
         let id = elementID(cName)
         // A raw-text element always ends at an explicit end tag (or the end of input), and what
         // it contained may look like tags: skip past it.
@@ -204,43 +252,38 @@ final class HTMLScanner {
             let end = consumed
             if end >= 0 { cursor = max(cursor, min(end, page.count)) }
         }
-        guard let index = stack.lastIndex(of: id) else { return }
-        for popped in stack[index...] {
-            if elementFlags[popped].isSVG { svgDepth -= 1 }
-            if elementFlags[popped].isInert { inertDepth -= 1 }
+        guard let index = stack.lastIndex(of: Int32(id)) else { return }
+        for position in index..<stack.count {
+            let popped = elementFlags[Int(stack[position])]
+            if popped.isSVG { svgDepth -= 1 }
+            if popped.isInert { inertDepth -= 1 }
         }
         stack.removeSubrange(index...)
     }
 
-    private func passedComment() {
+    mutating func passedComment() {
         let end = consumed
         if end >= 0 { cursor = max(cursor, min(end, page.count)) }
     }
 
-    /// Where the element being reported may be found again later, without libxml2.
     var pendingTag: PendingTag {
         PendingTag(name: pendingName, searchStart: pendingSearchStart, end: pendingEnd)
     }
 
-    /// Finds the raw start tag of the element being reported: the first `<name` after the
-    /// previous tag whose lexed end is the `>` libxml2 stopped at.
-    func locate() -> StartTag? {
+    mutating func locatePending() -> StartTag? {
         if let located { return located }
         located = locate(pendingTag)
         return located
     }
 
-    /// Finds a tag recorded earlier with `pendingTag`; works after `run()` has returned.
     func locate(_ pending: PendingTag) -> StartTag? {
         let end = pending.end
         guard end >= 0, end < page.count else { return nil }
         var p = pending.searchStart
         let nameBytes = pending.name.utf8
         while p < end {
-            guard page[p] == UInt8(ascii: "<") else {
-                p += 1
-                continue
-            }
+            p = nextOpeningBracket(from: p, before: end)
+            guard p < end else { break }
             if matchesName(nameBytes, at: p + 1),
                let tag = StartTagLexer.lex(at: p, in: page, limit: end + 1),
                tag.end == end || (tag.end == end + 1 && page[end] == UInt8(ascii: "/")) {
@@ -269,11 +312,72 @@ final class HTMLScanner {
         let nameBytes = name.utf8
         var p = start
         while p + 1 < page.count {
-            if page[p] == UInt8(ascii: "<"), page[p + 1] == UInt8(ascii: "/"), matchesName(nameBytes, at: p + 2) {
+            p = nextOpeningBracket(from: p, before: page.count - 1)
+            guard p + 1 < page.count else { break }
+            if page[p + 1] == UInt8(ascii: "/"), matchesName(nameBytes, at: p + 2) {
                 return p
             }
             p += 1
         }
         return page.count
+    }
+
+    /// The offset of the first `<` in `start..<end`, or `end`: eight bytes per step, since style
+    /// sheets and the text between tags run to megabytes.
+    private func nextOpeningBracket(from start: Int, before end: Int) -> Int {
+        guard let base = page.baseAddress else { return end }
+        let raw = UnsafeRawPointer(base)
+        var p = start
+        while p + 8 <= end {
+            // Nonzero exactly when some byte of the word is `<` (0x3C).
+            let word = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self) ^ 0x3C3C_3C3C_3C3C_3C3C
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+            p += 8
+        }
+        while p < end, base[p] != UInt8(ascii: "<") { p += 1 }
+        return p
+    }
+}
+
+/// Small ids for the names libxml2 reports. libxml2 interns names in its dictionary, so the
+/// address stands for the name: a lookup hashes a pointer instead of building and hashing a String.
+/// (A name that reaches us under two addresses gets two entries with the same id.)
+private struct InternedNameIDs {
+    private var keys: [UnsafeRawPointer?] = Array(repeating: nil, count: 64)
+    private var ids: [Int32] = Array(repeating: 0, count: 64)
+    private var count = 0
+
+    private func slot(of key: UnsafeRawPointer) -> Int {
+        let mask = keys.count - 1
+        // Fibonacci hashing of the address; dictionary entries are at least 8-byte aligned.
+        var slot = Int(truncatingIfNeeded: (UInt(bitPattern: key) >> 3) &* 0x9E37_79B9_7F4A_7C15 >> 40) & mask
+        while let existing = keys[slot], existing != key { slot = (slot + 1) & mask }
+        return slot
+    }
+
+    func id(of name: UnsafePointer<xmlChar>) -> Int? {
+        let slot = slot(of: UnsafeRawPointer(name))
+        return keys[slot] == nil ? nil : Int(ids[slot])
+    }
+
+    mutating func insert(_ name: UnsafePointer<xmlChar>, id: Int) {
+        if (count + 1) * 2 > keys.count { grow() }
+        let key = UnsafeRawPointer(name)
+        let slot = slot(of: key)
+        if keys[slot] == nil { count += 1 }
+        keys[slot] = key
+        ids[slot] = Int32(id)
+    }
+
+    private mutating func grow() {
+        let oldKeys = keys, oldIDs = ids
+        keys = Array(repeating: nil, count: oldKeys.count * 2)
+        ids = Array(repeating: 0, count: oldKeys.count * 2)
+        for (key, id) in zip(oldKeys, oldIDs) {
+            guard let key else { continue }
+            let slot = slot(of: key)
+            keys[slot] = key
+            ids[slot] = id
+        }
     }
 }

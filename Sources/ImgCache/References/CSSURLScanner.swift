@@ -45,15 +45,23 @@ enum CSSURLScanner {
         var braceDepth = 0
         var fontFaceDepth: Int?
         var fontFacePending = false
-        // Declarations: the property being given a value, and whether a new one may start here
-        // (true at the start, which is where a style attribute's declaration list begins).
+        // Declarations: where the name of the property being given a value is, and whether a new
+        // one may start here (true at the start, which is where a style attribute's declaration
+        // list begins). The name is spelled out only for a declaration that holds a URL: most
+        // declarations hold none, and a page's style sheets hold thousands.
+        var propertyRange: Range<Int>?
         var property: String?
         var atDeclarationStart = true
         func found(_ token: CSSURLToken) {
             var token = token
             token.inFontFace = fontFaceDepth != nil
+            if property == nil, let range = propertyRange { property = asciiLowercased(text[range]) }
             token.property = property
             tokens.append(token)
+        }
+        func setProperty(_ range: Range<Int>?) {
+            propertyRange = range
+            property = nil
         }
         while i < n {
             let c = text[i]
@@ -64,10 +72,12 @@ enum CSSURLScanner {
                 continue
             }
             if c == "\"" || c == "'" {
-                let (range, value, next) = readString(text, from: i)
+                // Only a string of @import or image-set() is a URL; any other is skipped unread.
+                let isURL = skipUntilSemicolon || imageSetDepths.last == depth
+                let (range, value, next) = readString(text, from: i, keepingValue: isURL)
                 if skipUntilSemicolon {
                     found(CSSURLToken(range: range, value: value, isImport: true))
-                } else if let last = imageSetDepths.last, last == depth {
+                } else if isURL {
                     found(CSSURLToken(range: range, value: value))
                 }
                 atDeclarationStart = false
@@ -82,10 +92,11 @@ enum CSSURLScanner {
                 let nameStart = i + 1
                 var j = nameStart
                 while j < n, isNameCharacter(text[j]) { j += 1 }
-                switch String(String.UnicodeScalarView(text[nameStart..<j])).lowercased() {
-                case "import": skipUntilSemicolon = true
-                case "font-face": fontFacePending = true
-                default: break
+                // At-rule names are ASCII case-insensitive.
+                if equalsASCIICaseInsensitive(text[nameStart..<j], "import") {
+                    skipUntilSemicolon = true
+                } else if equalsASCIICaseInsensitive(text[nameStart..<j], "font-face") {
+                    fontFacePending = true
                 }
                 atDeclarationStart = false
                 i = j
@@ -101,7 +112,7 @@ enum CSSURLScanner {
                     braceDepth = max(0, braceDepth - 1)
                 }
                 if c != ";" { fontFacePending = false }
-                property = nil
+                setProperty(nil)
                 atDeclarationStart = true
                 i += 1
                 continue
@@ -126,17 +137,16 @@ enum CSSURLScanner {
                         // `name :` starts a declaration of the property `name`.
                         var k = j
                         while k < n, isWhitespace(text[k]) { k += 1 }
-                        if k < n, text[k] == ":" {
-                            property = String(String.UnicodeScalarView(text[nameStart..<j])).lowercased()
-                        }
+                        if k < n, text[k] == ":" { setProperty(nameStart..<j) }
                     }
                     atDeclarationStart = false
                     i = j
                     continue
                 }
                 atDeclarationStart = false
-                let name = String(String.UnicodeScalarView(text[nameStart..<j])).lowercased()
-                if name == "url" {
+                // Function names are ASCII case-insensitive.
+                let name = text[nameStart..<j]
+                if equalsASCIICaseInsensitive(name, "url") {
                     let (token, next) = readURLFunction(text, from: j + 1)
                     if var token {
                         token.isImport = skipUntilSemicolon
@@ -146,7 +156,7 @@ enum CSSURLScanner {
                     continue
                 }
                 depth += 1
-                if name == "image-set" || name == "-webkit-image-set" {
+                if equalsASCIICaseInsensitive(name, "image-set") || equalsASCIICaseInsensitive(name, "-webkit-image-set") {
                     imageSetDepths.append(depth)
                 }
                 i = j + 1
@@ -158,35 +168,87 @@ enum CSSURLScanner {
         return tokens
     }
 
-    /// Reads a quoted string starting at its quote; returns its content range, decoded value and the next index.
-    private static func readString(_ text: [Unicode.Scalar], from start: Int) -> (Range<Int>, String, Int) {
+    /// `name` equals `lowercase` (ASCII, lowercase) when ASCII letters are compared without case.
+    private static func equalsASCIICaseInsensitive(_ name: ArraySlice<Unicode.Scalar>, _ lowercase: StaticString) -> Bool {
+        guard name.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        var k = 0
+        for scalar in name {
+            let value = scalar.value
+            let lowered = value >= 0x41 && value <= 0x5A ? value | 0x20 : value
+            if lowered != UInt32(expected[k]) { return false }
+            k += 1
+        }
+        return true
+    }
+
+    /// The text with ASCII letters lowercased, as CSS compares property names.
+    private static func asciiLowercased(_ name: ArraySlice<Unicode.Scalar>) -> String {
+        String(scalars: name.map { $0.value >= 0x41 && $0.value <= 0x5A ? Unicode.Scalar(UInt8($0.value | 0x20)) : $0 }[...])
+    }
+
+    /// A token's value as its escapes decode it, built as it is read: the text is copied only
+    /// once an escape is met, and spelled out once, at the end.
+    private struct ValueBuilder {
+        let keeping: Bool
+        /// The value up to `runStart`, once it differs from the text (after an escape).
+        private var unescaped: [Unicode.Scalar]?
+        private var runStart: Int
+
+        init(keeping: Bool, from start: Int) {
+            self.keeping = keeping
+            runStart = start
+        }
+
+        /// The text from the current run's start to `index` belongs to the value; `scalar`
+        /// (if any) follows it, and the next run starts at `next`.
+        mutating func escape(_ text: [Unicode.Scalar], at index: Int, decodedTo scalar: Unicode.Scalar?, next: Int) {
+            if keeping {
+                if unescaped == nil { unescaped = [] }
+                unescaped!.append(contentsOf: text[runStart..<index])
+                if let scalar { unescaped!.append(scalar) }
+            }
+            runStart = next
+        }
+
+        func value(_ text: [Unicode.Scalar], upTo end: Int) -> String {
+            guard keeping else { return "" }
+            guard var unescaped else { return String(scalars: text[runStart..<end]) }
+            unescaped.append(contentsOf: text[runStart..<end])
+            return String(scalars: unescaped[...])
+        }
+    }
+
+    /// Reads a quoted string starting at its quote; returns its content range, decoded value (empty
+    /// unless `keepingValue`) and the next index.
+    private static func readString(_ text: [Unicode.Scalar], from start: Int, keepingValue: Bool = true) -> (Range<Int>, String, Int) {
         let quote = text[start]
         var i = start + 1
-        var value = String.UnicodeScalarView()
+        var value = ValueBuilder(keeping: keepingValue, from: i)
         let n = text.count
         while i < n {
             let c = text[i]
             if c == quote {
-                return (start + 1..<i, String(value), i + 1)
+                return (start + 1..<i, value.value(text, upTo: i), i + 1)
             }
             if c == "\n" {
                 // An unescaped newline ends a string as a bad string.
-                return (start + 1..<i, String(value), i)
+                return (start + 1..<i, value.value(text, upTo: i), i)
             }
             if c == "\\" {
                 if i + 1 < n, text[i + 1] == "\n" {
+                    value.escape(text, at: i, decodedTo: nil, next: i + 2)
                     i += 2
                     continue
                 }
                 let (scalar, next) = readEscape(text, from: i + 1)
-                if let scalar { value.append(scalar) }
+                value.escape(text, at: i, decodedTo: scalar, next: next)
                 i = next
                 continue
             }
-            value.append(c)
             i += 1
         }
-        return (start + 1..<n, String(value), n)
+        return (start + 1..<n, value.value(text, upTo: n), n)
     }
 
     /// Reads the argument of `url(`: a quoted string or an unquoted URL token, up to `)`.
@@ -202,7 +264,7 @@ enum CSSURLScanner {
             return (CSSURLToken(range: range, value: value), min(n, j + 1))
         }
         let tokenStart = i
-        var value = String.UnicodeScalarView()
+        var value = ValueBuilder(keeping: true, from: i)
         while i < n {
             let c = text[i]
             if c == ")" || isWhitespace(c) { break }
@@ -213,11 +275,10 @@ enum CSSURLScanner {
             }
             if c == "\\" {
                 let (scalar, next) = readEscape(text, from: i + 1)
-                if let scalar { value.append(scalar) }
+                value.escape(text, at: i, decodedTo: scalar, next: next)
                 i = next
                 continue
             }
-            value.append(c)
             i += 1
         }
         let tokenEnd = i
@@ -227,7 +288,7 @@ enum CSSURLScanner {
             return (nil, min(n, i + 1))
         }
         guard tokenEnd > tokenStart else { return (nil, min(n, i + 1)) }
-        return (CSSURLToken(range: tokenStart..<tokenEnd, value: String(value)), min(n, i + 1))
+        return (CSSURLToken(range: tokenStart..<tokenEnd, value: value.value(text, upTo: tokenEnd)), min(n, i + 1))
     }
 
     /// Reads a CSS escape after its backslash: up to six hex digits and one whitespace, or one character.

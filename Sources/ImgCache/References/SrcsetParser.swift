@@ -116,11 +116,15 @@ enum SrcsetParser {
         return value.contains { $0 != "0" }
     }
 
-    /// "Valid floating-point number": -?digits(.digits)?([eE][+-]?digits)? or -?.digits…; here also not negative.
+    /// A "valid floating-point number" (-?digits(.digits)?([eE][+-]?digits)? or -?.digits…) whose
+    /// value, parsed by the standard's rules, is not less than zero. Negative zero is not: the
+    /// rules round it to 0, so `-0x` (and `-0.0x`, `-1e-400x`) is a density of zero, as the
+    /// web-platform-tests expect.
     private static func isNonNegativeFloat(_ value: [Unicode.Scalar]) -> Bool {
         var i = 0
         let n = value.count
-        guard n > 0, value[0] != "-" else { return false }
+        let negative = n > 0 && value[0] == "-"
+        if negative { i += 1 }
         var integerDigits = 0
         while i < n, isDigit(value[i]) { i += 1; integerDigits += 1 }
         var fractionDigits = 0
@@ -137,6 +141,13 @@ enum SrcsetParser {
             while i < n, isDigit(value[i]) { i += 1; exponentDigits += 1 }
             if exponentDigits == 0 { return false }
         }
-        return i == n
+        guard i == n else { return false }
+        guard negative else { return true }
+        // Only ASCII is left: the digits, '-', '.', 'e' and a sign. Double rounds a value too small
+        // to tell from zero to -0.0, as the standard's rounding gives 0.
+        var text = ""
+        text.unicodeScalars.append(contentsOf: value)
+        guard let number = Double(text) else { return false }
+        return !(number < 0)
     }
 }

@@ -39,6 +39,7 @@ struct RewriteCommand: ParsableCommand {
     }
 
     func run() throws {
+        MallocTuning.forPages()
         var failed = false
         for page in pages {
             do {

@@ -28,6 +28,21 @@ struct SrcsetTests {
         #expect(urls("a.png (x y) 1x") == [])
     }
 
+    @Test("a density of -0x is zero, not negative: the candidate is kept and rewritten (web-platform-tests' 'data:,a -0x')")
+    func negativeZeroDensity() {
+        // The web-platform-tests' density cases (html/semantics/embedded-content/the-img-element/srcset/parse-a-srcset-attribute.html).
+        for kept in ["data:,a 0x", "data:,a -0x", "data:,a -0.0x", "data:,a -.0e5x", "data:,a -1e-400x", "data:,a 1e0x", "data:,a .5e1x"] {
+            #expect(urls(kept) == ["data:,a"], "\(kept)")
+        }
+        for dropped in ["data:,a 1x -0x", "data:,a -1x", "data:,a -0.5x", "data:,a -x", "data:,a -.x", "data:,a +1x", "data:,a --0x"] {
+            #expect(urls(dropped) == [], "\(dropped)")
+        }
+        let result = rewrite(Array(#"<img srcset="zero.png -0x, neg.png -1x">"#.utf8))
+        #expect(result.references.map(\.original) == ["zero.png", "neg.png"])
+        #expect(result.references.map(\.rewritten) == [true, false])
+        expectSameBytes(result.bytes, Array(#"<img srcset="\#(localPath(base + "zero.png")) -0x, neg.png -1x">"#.utf8))
+    }
+
     @Test("only URL tokens are replaced; descriptors, commas and whitespace stay byte-identical")
     func rewriteKeepsEverythingElse() throws {
         let input = try Fixtures.bytes("rewrite/srcset.html")
