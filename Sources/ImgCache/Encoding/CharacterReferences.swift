@@ -71,6 +71,12 @@ enum CharacterReferences {
         var runEnd = nameStart
         while runEnd < count, isASCIIAlphanumeric(scalars[runEnd]) { runEnd += 1 }
         guard runEnd > nameStart else { return nil }
+        // "&amp;" is nearly every reference in real attribute values (the `&` of a query): found
+        // without building the Strings the table is keyed by.
+        if runEnd - nameStart == 3, runEnd < count, scalars[nameStart] == "a", scalars[nameStart + 1] == "m",
+           scalars[nameStart + 2] == "p", scalars[runEnd] == ";" {
+            return (["&"], runEnd + 1)
+        }
         func name(_ end: Int) -> String {
             var view = String.UnicodeScalarView()
             view.append(contentsOf: scalars[nameStart..<end])
