@@ -71,6 +71,12 @@ enum CharacterReferences {
         var runEnd = nameStart
         while runEnd < count, isASCIIAlphanumeric(scalars[runEnd]) { runEnd += 1 }
         guard runEnd > nameStart else { return nil }
+        // "&amp;" is nearly every reference in real attribute values (the `&` of a query): found
+        // without building the Strings the table is keyed by.
+        if runEnd - nameStart == 3, runEnd < count, scalars[nameStart] == "a", scalars[nameStart + 1] == "m",
+           scalars[nameStart + 2] == "p", scalars[runEnd] == ";" {
+            return (["&"], runEnd + 1)
+        }
         func name(_ end: Int) -> String {
             var view = String.UnicodeScalarView()
             view.append(contentsOf: scalars[nameStart..<end])
@@ -83,7 +89,10 @@ enum CharacterReferences {
         }
         var end = min(runEnd, nameStart + NamedCharacterReferences.maxLegacyNameLength)
         while end > nameStart {
-            if let value = NamedCharacterReferences.lookup(name(end)) {
+            // Most "&" in real values start a query parameter (`&utm_source=`): its prefixes are
+            // ruled out on a packed key, without building a String for each.
+            if NamedCharacterReferences.legacyNames.contains(NamedCharacterReferences.packed(scalars[nameStart..<end])),
+               let value = NamedCharacterReferences.lookup(name(end)) {
                 if end < count, scalars[end] == "=" || isASCIIAlphanumeric(scalars[end]) { return nil }
                 return (value, end)
             }
@@ -142,6 +151,22 @@ enum NamedCharacterReferences {
     static let maxNameLength = 32
     /// Longest name usable without ";" (e.g. "frac12"), the only kind matched on a prefix.
     static let maxLegacyNameLength = 6
+
+    /// The names usable without ";", each as ``packed(_:)`` gives it.
+    static let legacyNames: Set<UInt64> = Set(table.keys.filter { !$0.hasSuffix(";") }.map { packed(Array($0.unicodeScalars)[...]) })
+
+    /// Up to eight ASCII scalars, one per byte, as one number; distinct for distinct names of
+    /// letters and digits (no scalar is 0). Longer or non-ASCII input gives `UInt64.max`, which
+    /// no name packs to.
+    static func packed(_ scalars: ArraySlice<Unicode.Scalar>) -> UInt64 {
+        guard scalars.count <= 8 else { return .max }
+        var key: UInt64 = 0
+        for scalar in scalars {
+            guard scalar.isASCII, scalar.value != 0 else { return .max }
+            key = key << 8 | UInt64(scalar.value)
+        }
+        return key
+    }
 
     static let table: [String: [Unicode.Scalar]] = {
         var table: [String: [Unicode.Scalar]] = [:]

@@ -132,7 +132,7 @@ public struct ImageRewriter: Sendable {
 
         analysis.linkedStylesheets = collector.stylesheetHrefs.compactMap { href in
             switch resolver.resolve(href) {
-            case .resolvedHTTP(let url): url
+            case .resolvedHTTP(let url), .verbatim(let url): url
             case .resolved(let url): url.serializedWithoutFragment
             case .relativeWithoutBase, .invalid: nil
             }
@@ -149,7 +149,11 @@ public struct ImageRewriter: Sendable {
         for slot in collector.urlSlots {
             guard let kind = slot.kind else { continue }
             let resolution: Resolution
-            if let index = resolved[slot.text] {
+            if VerbatimDataURL.matches(slot.text) {
+                // Inline images are often hundreds of KB, and each is its own: hashing them into
+                // `resolved` would cost more than deciding again.
+                resolution = resolve(slot.text, resolver: resolver)
+            } else if let index = resolved[slot.text] {
                 resolution = Resolution(analysis.references[index])
             } else {
                 resolution = resolve(slot.text, resolver: resolver)
@@ -204,6 +208,8 @@ public struct ImageRewriter: Sendable {
         switch resolver.resolve(text) {
         case .resolvedHTTP(let http):
             serialized = http
+        case .verbatim(let url):
+            return Resolution(url: url, skip: .notHTTP)
         case .resolved(let url):
             guard url.isHTTP else { return Resolution(url: url.serialized, skip: .notHTTP) }
             serialized = url.serialized

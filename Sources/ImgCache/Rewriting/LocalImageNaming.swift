@@ -36,18 +36,19 @@ public struct LocalImageNaming: Sendable, Hashable {
     /// `imageExtension(of:)` for a serialised http(s) URL.
     func imageExtension(ofHTTPURL serializedURL: String) -> String? {
         // An http(s) URL serialises as scheme://authority/path?query#fragment, and its path
-        // holds no raw `?` or `#`: the last segment can be read off the serialisation.
-        let serialized = serializedURL.utf8
-        let pathEnd = serialized.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? serialized.endIndex
-        let beforeQuery = serialized[..<pathEnd]
-        guard let slash = beforeQuery.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-        var segment = beforeQuery[beforeQuery.index(after: slash)...]
-        if segment.contains(UInt8(ascii: "%")) {
-            return imageExtension(ofSegment: PercentEncoding.decode(segment)[...])
+        // holds no raw `?` or `#`: the last segment can be read off the serialisation. Read as
+        // bytes: through `String.UTF8View` each search was a generic index walk.
+        var serialized = serializedURL
+        return serialized.withUTF8 { bytes -> String? in
+            let pathEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+            guard let slash = bytes[..<pathEnd].lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            let segment = bytes[(slash + 1)..<pathEnd]
+            if segment.contains(UInt8(ascii: "%")) {
+                return imageExtension(ofSegment: PercentEncoding.decode(segment)[...])
+            }
+            guard let dot = segment.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+            return matchingExtension(Substring(decoding: segment[(dot + 1)...], as: UTF8.self))
         }
-        guard let dot = segment.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        segment = segment[segment.index(after: dot)...]
-        return matchingExtension(Substring(segment))
     }
 
     private func imageExtension(ofSegment segment: ArraySlice<UInt8>) -> String? {
@@ -123,15 +124,21 @@ public struct LocalImageNaming: Sendable, Hashable {
 
     private func name(forHTTPURL serializedURL: String, extension ext: String) -> LocalName {
         var hasher = SHA256()
-        let serialized = serializedURL.utf8
-        let withoutFragment = serialized[..<(serialized.firstIndex(of: UInt8(ascii: "#")) ?? serialized.endIndex)]
-        if withoutFragment.withContiguousStorageIfAvailable({ hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }) == nil {
-            hasher.update(data: Array(withoutFragment))
+        var serialized = serializedURL
+        serialized.withUTF8 { bytes in
+            let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<end])))
         }
         var digest = LocalName.Digest()
-        for (i, byte) in hasher.finalize().enumerated() {
-            digest[i] = byte
+        // Digest words are big-endian: byte 0 is the top byte of the first word.
+        hasher.finalize().withUnsafeBytes { raw in
+            digest.words = (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                            UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                            UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                            UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
         }
-        return LocalName(digest: digest, pathExtension: LocalReferenceStyle.inert(ext), fanOut: fanOut)
+        // Letters and digits (every extension in practice) are already inert.
+        let isAlphanumeric = ext.utf8.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) }
+        return LocalName(digest: digest, pathExtension: isAlphanumeric ? ext : LocalReferenceStyle.inert(ext), fanOut: fanOut)
     }
 }

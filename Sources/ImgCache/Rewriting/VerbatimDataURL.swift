@@ -1,0 +1,24 @@
+/// Recognises the `data:` URLs that the URL parser would give back unchanged, without running it.
+///
+/// Pages inline images as `data:` URLs of up to hundreds of KB, which are never localised but
+/// are reported with their serialised URL. For `data:` followed by anything but `/`, the parser
+/// keeps an opaque path, which only percent-encodes C0 controls and non-ASCII; the check below
+/// also leaves out space (trimmed or encoded by place), `?` and `#` (a query and a fragment have
+/// their own encode sets), so for what it accepts the serialisation is the text itself.
+enum VerbatimDataURL {
+    private static let prefix: [UInt8] = Array("data:".utf8)
+
+    /// True when `text` is `data:` (lowercase) and an opaque path of printable ASCII other than
+    /// `?` and `#`, starting with something other than `/`.
+    static func matches(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count > prefix.count, bytes[prefix.count] != UInt8(ascii: "/"),
+                  bytes.starts(with: prefix) else { return false }
+            for byte in bytes[prefix.count...] {
+                if byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { return false }
+            }
+            return true
+        }
+    }
+}
