@@ -55,18 +55,7 @@ public enum AtomicFile {
         guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         do {
             try produce { piece in
-                let failure = piece.withUnsafeBytes { raw -> Int32 in
-                    var offset = 0
-                    while offset < raw.count {
-                        let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                        if written < 0 {
-                            if errno == EINTR { continue }
-                            return errno
-                        }
-                        offset += written
-                    }
-                    return 0
-                }
+                let failure = piece.withUnsafeBytes { CacheFileSystem.writeAll(fd, $0) }
                 if failure != 0 { throw FileError(path: path, errno: failure) }
             }
         } catch {
