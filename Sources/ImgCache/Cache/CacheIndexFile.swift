@@ -101,19 +101,10 @@ final class CacheIndexFile {
             guard openFile(creating: true) else { throw FileError(path: path, errno: errno) }
             if let previous, let opened = openedFile, opened.isSameFile(as: previous) { readLength = previousReadLength }
         }
-        var bytes: [UInt8] = []
         // A partial last line (a writer killed mid-record) is ended first, so that it stays one
         // bad line instead of swallowing the first record appended after it.
-        if length > readLength { bytes.append(UInt8(ascii: "\n")) }
-        var lineStarts: [Int] = []
-        lineStarts.reserveCapacity(records.count)
-        for record in records {
-            lineStarts.append(bytes.count)
-            bytes += record.encoded()
-        }
-        let failure = bytes.withUnsafeBytes { CacheFileSystem.writeAll(descriptor, $0) }
-        guard failure == 0 else { throw FileError(path: path, errno: failure) }
-        if durable, fsync(descriptor) != 0 { throw FileError(path: path, errno: errno) }
+        let (bytes, lineStarts) = try Self.write(records, to: descriptor, endingALine: length > readLength,
+                                                 path: path, durable: durable)
         // Nobody else appends while we hold the lock, so what we wrote needs no reading back.
         guard let written = CacheFileSystem.status(ofDescriptor: descriptor), let handle else {
             return records.map(CacheIndexLine.record)
@@ -142,14 +133,27 @@ final class CacheIndexFile {
         guard descriptor >= 0 else { throw FileError(path: path, errno: errno) }
         let handle = CacheIndexFileHandle(descriptor: descriptor)
         guard let status = CacheFileSystem.status(ofDescriptor: descriptor), status.isSameFile(as: expected) else { return }
-        var bytes: [UInt8] = []
-        if status.size > 0, handle.read(offset: status.size - 1, length: 1) != [UInt8(ascii: "\n")] {
-            bytes.append(UInt8(ascii: "\n"))
+        let partialLastLine = status.size > 0 && handle.read(offset: status.size - 1, length: 1) != [UInt8(ascii: "\n")]
+        try write(records, to: descriptor, endingALine: partialLastLine, path: path, durable: durable)
+    }
+
+    /// Writes `records` to the open file in one `write` (after a newline with `endingALine`),
+    /// flushed to disk with `durable`. Returns the bytes written and where each record's line
+    /// starts in them.
+    @discardableResult
+    private static func write(_ records: [CacheIndexRecord], to descriptor: Int32, endingALine: Bool, path: String,
+                              durable: Bool) throws -> (bytes: [UInt8], lineStarts: [Int]) {
+        var bytes: [UInt8] = endingALine ? [UInt8(ascii: "\n")] : []
+        var lineStarts: [Int] = []
+        lineStarts.reserveCapacity(records.count)
+        for record in records {
+            lineStarts.append(bytes.count)
+            bytes += record.encoded()
         }
-        for record in records { bytes += record.encoded() }
         let failure = bytes.withUnsafeBytes { CacheFileSystem.writeAll(descriptor, $0) }
         guard failure == 0 else { throw FileError(path: path, errno: failure) }
         if durable, fsync(descriptor) != 0 { throw FileError(path: path, errno: errno) }
+        return (bytes, lineStarts)
     }
 
     /// Replaces the file with one holding just `records` (a snapshot of the index, or nothing for

@@ -22,10 +22,8 @@ struct CacheIndexProbe {
     /// whole index has to be read instead.
     init?(localNames: [String?], layout: CacheFileLayout) {
         guard let table = CacheLookupTable.read(at: layout.lookupTablePath) else { return nil }
-        let descriptor = open(layout.indexPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return nil }
-        let file = CacheIndexFileHandle(descriptor: descriptor)
-        guard let status = CacheFileSystem.status(ofDescriptor: descriptor), status.isRegularFile,
+        guard let file = CacheIndexFileHandle(openingForReading: layout.indexPath),
+              let status = CacheFileSystem.status(ofDescriptor: file.descriptor), status.isRegularFile,
               status.device == table.source.device, status.inode == table.source.inode,
               CacheLookupTable.source(of: file, status: status, coveredLength: table.source.coveredLength) == table.source
         else { return nil }

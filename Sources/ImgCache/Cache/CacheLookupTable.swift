@@ -109,10 +109,7 @@ struct CacheLookupTable {
 
     /// Just the ``Source`` of the table at `path` (its header): how far it covers which index file.
     static func readSource(at path: String) -> Source? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return nil }
-        let handle = CacheIndexFileHandle(descriptor: descriptor)
-        guard let header = handle.read(offset: 0, length: headerSize) else { return nil }
+        guard let header = CacheIndexFileHandle(openingForReading: path)?.read(offset: 0, length: headerSize) else { return nil }
         return header.withUnsafeBytes { raw in Self.source(inHeader: raw) }
     }
 
@@ -125,12 +122,8 @@ struct CacheLookupTable {
 
     /// Reads the table at `path`; nil when there is none or it is not a whole table of this format.
     static func read(at path: String) -> CacheLookupTable? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return nil }
-        let handle = CacheIndexFileHandle(descriptor: descriptor)
-        guard let status = CacheFileSystem.status(ofDescriptor: descriptor), status.isRegularFile,
-              status.size >= headerSize, (status.size - headerSize) % rowSize == 0,
-              let bytes = handle.read(offset: 0, length: status.size) else { return nil }
+        guard let (bytes, status) = CacheFileSystem.readFile(at: path),
+              status.size >= headerSize, (status.size - headerSize) % rowSize == 0 else { return nil }
         return bytes.withUnsafeBytes { raw -> CacheLookupTable? in
             guard let source = Self.source(inHeader: raw) else { return nil }
             func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }

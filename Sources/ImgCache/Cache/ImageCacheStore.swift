@@ -129,11 +129,7 @@ public final class ImageCacheStore: Sendable {
     /// recognise (say, non-ASCII) is refused rather than stored where `clear` and `prune` could
     /// never find it.
     public func localName(for url: WebURL) -> String? {
-        if let name = naming.localName(for: url) {
-            return CacheFileLayout.isValidLocalName(name) ? name : nil
-        }
-        guard url.isHTTP else { return nil }
-        return localNames(for: [url])[0]
+        localNames(for: [url])[0]
     }
 
     /// ``localName(for:)`` of each URL, with one look at the index (or its lookup table) for

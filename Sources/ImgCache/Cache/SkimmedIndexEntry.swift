@@ -159,6 +159,13 @@ final class CacheIndexFileHandle {
         self.descriptor = descriptor
     }
 
+    /// Opens the file at `path` for reading (not through a symbolic link); nil when it cannot be.
+    convenience init?(openingForReading path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        self.init(descriptor: descriptor)
+    }
+
     deinit {
         close(descriptor)
     }

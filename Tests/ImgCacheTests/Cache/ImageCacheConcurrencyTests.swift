@@ -291,10 +291,6 @@ final class PipeReader: @unchecked Sendable {
 extension String {
     /// A hash that is the same in every process (`hashValue` is randomly seeded per process).
     var hashValueStable: Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return Int(truncatingIfNeeded: hash)
+        Int(truncatingIfNeeded: CacheLookupTable.nameHash(self))
     }
 }
