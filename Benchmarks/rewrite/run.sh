@@ -18,6 +18,8 @@
 # (http://example.com/page.html), as lxml_rewrite.py does: resolving against each page's own URL
 # costs the same.
 set -euo pipefail
+# `say`, and `find_imgcache` (IMGCACHE_BIN or a release build), shared with the other benchmarks.
+source "$(dirname "$0")/../common/bench.sh"
 cd "$(dirname "$0")/../.."
 HERE=Benchmarks/rewrite
 RUNS=5
@@ -36,20 +38,12 @@ while [ $# -gt 0 ]; do
 done
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "--runs needs a positive whole number" >&2; exit 64; }
 
-say() { printf '%s\n' "$*" >&2; }
 
 # MARK: - Tools
 
 python3 -c "import lxml" 2>/dev/null || pip install -q lxml
 python3 -c "import selectolax" 2>/dev/null || pip install -q selectolax
-if [ -n "${IMGCACHE_BIN:-}" ]; then
-    BIN=$IMGCACHE_BIN
-    say "Using IMGCACHE_BIN=$BIN (not building)"
-else
-    say "Building imgcache (release)…"
-    swift build -c release --static-swift-stdlib --product imgcache >&2
-    BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/imgcache"
-fi
+find_imgcache
 
 TMP_PARENT=/dev/shm
 [ -d "$TMP_PARENT" ] && [ -w "$TMP_PARENT" ] || TMP_PARENT=${TMPDIR:-/tmp}
