@@ -69,7 +69,7 @@ public final class OfflinePageLoader: Sendable {
         options.untypedName = { url in WebURL(url).flatMap(store.localName(for:)) }
         let rewrite = ImageRewriter(options: options).rewrite(html, pageURL: pageURL)
         let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
-        try AtomicFile.write(rewrite.bytes, to: pagePath)
+        try rewrite.write(toFile: pagePath)
         var seen: Set<String> = []
         let urls = rewrite.references.compactMap { reference -> WebURL? in
             guard reference.wantsImage, let url = reference.url, seen.insert(url).inserted else { return nil }
@@ -88,8 +88,8 @@ public final class OfflinePageLoader: Sendable {
             if rewrite.references.contains(where: { $0.skipReason == .awaitingType && $0.url.flatMap { named[$0] } != nil }) {
                 var again = options
                 again.untypedName = { named[$0] }
-                let bytes = ImageRewriter(options: again).rewrite(html, pageURL: pageURL).bytes
-                if (try? await BlockingIO.run({ try AtomicFile.write(bytes, to: pagePath) })) != nil { written = pagePath }
+                let rewritten = ImageRewriter(options: again).rewrite(html, pageURL: pageURL)
+                if (try? await BlockingIO.run({ try rewritten.write(toFile: pagePath) })) != nil { written = pagePath }
             }
             downloader.releaseRefresh(rewrittenPage: written)
             return results

@@ -13,7 +13,13 @@ final class ReferenceCollector: HTMLScanHandler {
     ]
 
     /// Image URLs, and the `@import` URLs of CSS (with a nil kind), in document order.
-    private(set) var urlSlots: [URLSlot] = []
+    private(set) var urlSlots = URLSlotList()
+    /// Takes the URL slots out, leaving none: their memory can then go as they are used.
+    func takeURLSlots() -> URLSlotList {
+        defer { urlSlots = URLSlotList() }
+        return urlSlots
+    }
+
     /// The `href`s of `<link rel=stylesheet>`, as written (decoded), in document order.
     private(set) var stylesheetHrefs: [String] = []
     /// The first `<base>` with an `href`: its value's slot.
@@ -134,8 +140,8 @@ final class ReferenceCollector: HTMLScanHandler {
                 }
             }
             if let kind {
-                urlSlots += attributeSlots(valueRange, quote: attribute.quote, kind: kind, element: name,
-                                             attribute: attributeName, srcset: isSrcset, inert: inert)
+                urlSlots.append(contentsOf: attributeSlots(valueRange, quote: attribute.quote, kind: kind, element: name,
+                                                           attribute: attributeName, srcset: isSrcset, inert: inert))
             }
         }
     }

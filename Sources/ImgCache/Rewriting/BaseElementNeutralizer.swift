@@ -10,20 +10,22 @@ struct BaseElementNeutralizer {
     let originalBase: WebURL
     let queryEncoding: (@Sendable (String) -> [UInt8])?
 
-    func edits(baseHref: URLSlot, skipping rewrittenStarts: Set<Int>) -> [ByteEdit] {
+    /// - Parameters:
+    ///   - slots: the page's URL slots left as they were, with some text.
+    ///   - slotRanges: where every URL slot of the page is, rewritten or not, in document order.
+    func edits(baseHref: URLSlot, slots: [URLSlot], slotRanges: [Range<Int>]) -> [ByteEdit] {
         // An empty href makes the base the document's own URL, so `#top` still means this page.
         // In an unquoted value, emptying would make `href= target=x` mean href="target=x".
         let emptied = baseHref.context == .attribute(quote: nil) ? Array("\"\"".utf8) : []
         var edits = [ByteEdit(range: baseHref.range, replacement: emptied)]
 
-        var slots = collector.urlSlots.filter { !rewrittenStarts.contains($0.range.lowerBound) && !$0.text.isEmpty }
-        let imageRanges = collector.urlSlots.map(\.range)
+        var slots = slots
+        let sortedRanges = slotRanges.sorted { $0.lowerBound < $1.lowerBound }
         for pending in collector.linkTags where pending.name != "base" {
             guard let tag = scanner.locate(pending) else { continue }
             for slot in collector.urlAttributeSlots(of: tag, element: pending.name) {
                 // Values that hold image URLs were already taken care of above.
-                let holdsImageURL = imageRanges.contains { $0.lowerBound >= slot.range.lowerBound && $0.upperBound <= slot.range.upperBound }
-                if !holdsImageURL { slots.append(slot) }
+                if !Self.holdsSlot(slot.range, sortedRanges) { slots.append(slot) }
             }
         }
         for slot in slots where Self.dependsOnBase(slot.text) {
@@ -31,6 +33,23 @@ struct BaseElementNeutralizer {
             edits.append(ByteEdit(range: slot.range, replacement: ReplacementEscaper.escape(absolute.serialized, for: slot.context)))
         }
         return edits
+    }
+
+    /// Whether one of `ranges` (sorted by start) lies within `range`; found by binary search, since
+    /// a page with a `<base>` can have thousands of both links and images.
+    private static func holdsSlot(_ range: Range<Int>, _ ranges: [Range<Int>]) -> Bool {
+        var low = 0
+        var high = ranges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].lowerBound < range.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        var index = low
+        while index < ranges.count, ranges[index].lowerBound <= range.upperBound {
+            if ranges[index].upperBound <= range.upperBound { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Whether `text` can mean different URLs against different bases: a relative URL, or one that

@@ -4,53 +4,164 @@ struct ByteEdit: Sendable {
     let replacement: [UInt8]
 }
 
-/// Builds the output page: the input's bytes, with rewritten image URLs and other edits spliced in.
-enum PageSplicer {
-    /// - Parameters:
-    ///   - references: in document order; the rewritten ones are replaced by their local path.
-    ///   - edits: any other replacements (from `<base>` handling), in any order.
-    /// An edit that overlaps an earlier one is dropped rather than corrupting the page.
-    static func splice(_ bytes: UnsafeBufferPointer<UInt8>, references: [ImageReference], prefix: String,
-                       edits: [ByteEdit]) -> [UInt8] {
-        let sortedEdits = edits.sorted { $0.range.lowerBound < $1.range.lowerBound }
-        let prefixBytes = Array(prefix.utf8)
-        // The exact size, so that a large page is never copied into a doubled buffer.
-        var size = bytes.count
-        for reference in references where reference.rewritten {
-            size += prefixBytes.count + (reference.localNameValue?.byteCount ?? 0) - reference.byteRange.count
-        }
-        for edit in sortedEdits { size += edit.replacement.count - edit.range.count }
-        var out: [UInt8] = []
-        out.reserveCapacity(max(size, bytes.count))
-        var position = 0
-        var nextEdit = 0
+/// A rewritten page that is not spelled out yet: the input's bytes, with rewritten image URLs
+/// and other edits spliced in when it is written.
+///
+/// Kept this way so that a large page can go to its file in pieces: built whole, the output of a
+/// 100 MB page (128 MB) sat in memory beside the input and every reference, and made the peak.
+struct PageSplice: Sendable {
+    /// The bytes the references' ranges point into.
+    let source: [UInt8]
+    /// In document order; the rewritten ones are replaced by their local path.
+    let references: [ImageReference]
+    let prefix: [UInt8]
+    /// Other replacements (from `<base>` handling), sorted by where they start.
+    let edits: [ByteEdit]
+    /// The output's length in bytes.
+    let count: Int
 
-        func copy(upTo offset: Int) {
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<offset]))
+    /// An edit that overlaps an earlier one is dropped rather than corrupting the page.
+    init(source: [UInt8], references: [ImageReference], prefix: String, edits: [ByteEdit]) {
+        self.source = source
+        self.references = references
+        self.prefix = Array(prefix.utf8)
+        self.edits = edits.sorted { $0.range.lowerBound < $1.range.lowerBound }
+        // Counted by a dry run, so that `bytes` reserves the exact size (a large page is never
+        // copied into a doubled buffer) and agrees with what is written, dropped edits included.
+        var counter = CountingSink()
+        Self.run(source: source, references: references, prefix: self.prefix, edits: self.edits, into: &counter)
+        count = counter.count
+    }
+
+    /// The whole output page.
+    var bytes: [UInt8] {
+        var sink = ArraySink(capacity: count)
+        Self.run(source: source, references: references, prefix: prefix, edits: edits, into: &sink)
+        return sink.bytes
+    }
+
+    /// The first `limit` bytes of the output (all of it when shorter), without building the rest.
+    func prefix(_ limit: Int) -> [UInt8] {
+        var sink = ArraySink(capacity: min(limit, count), limit: limit)
+        Self.run(source: source, references: references, prefix: prefix, edits: edits, into: &sink)
+        return sink.bytes
+    }
+
+    /// Hands the output to `write` in order, in pieces of about 64 KB (a long unchanged stretch
+    /// of the page goes as it is, without a copy).
+    func write<Failure: Error>(_ write: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        try withoutActuallyEscaping(write) { (write) throws(Failure) in
+            var sink = PieceSink(write: write)
+            try Self.run(source: source, references: references, prefix: prefix, edits: edits, into: &sink)
+            try sink.flush()
         }
-        func applyEdits(before offset: Int) {
-            while nextEdit < sortedEdits.count, sortedEdits[nextEdit].range.lowerBound < offset {
-                let edit = sortedEdits[nextEdit]
-                nextEdit += 1
-                guard edit.range.lowerBound >= position, edit.range.upperBound <= bytes.count else { continue }
-                copy(upTo: edit.range.lowerBound)
-                out += edit.replacement
-                position = edit.range.upperBound
+    }
+
+    // MARK: - Splicing
+
+    private static func run<Sink: SpliceSink>(source: [UInt8], references: [ImageReference], prefix: [UInt8],
+                                              edits: [ByteEdit], into sink: inout Sink) throws(Sink.Failure) {
+        try source.withUnsafeBufferPointer { (bytes) throws(Sink.Failure) in
+            var position = 0
+            var nextEdit = 0
+            var name: [UInt8] = []
+            name.reserveCapacity(128)
+
+            func copy(upTo offset: Int) throws(Sink.Failure) {
+                try sink.append(UnsafeBufferPointer(rebasing: bytes[position..<offset]))
+            }
+            func applyEdits(before offset: Int) throws(Sink.Failure) {
+                while nextEdit < edits.count, edits[nextEdit].range.lowerBound < offset {
+                    let edit = edits[nextEdit]
+                    nextEdit += 1
+                    guard edit.range.lowerBound >= position, edit.range.upperBound <= bytes.count else { continue }
+                    try copy(upTo: edit.range.lowerBound)
+                    try edit.replacement.withUnsafeBufferPointer { (piece) throws(Sink.Failure) in try sink.append(piece) }
+                    position = edit.range.upperBound
+                }
+            }
+
+            for reference in references where reference.rewritten {
+                guard !sink.isFull else { return }
+                let range = reference.byteRange
+                try applyEdits(before: range.lowerBound)
+                guard range.lowerBound >= position, range.upperBound <= bytes.count, let local = reference.localNameValue else { continue }
+                try copy(upTo: range.lowerBound)
+                // Prefix and name are inert in every context (see LocalReferenceStyle): no escaping.
+                name.removeAll(keepingCapacity: true)
+                name += prefix
+                local.append(to: &name)
+                try name.withUnsafeBufferPointer { (piece) throws(Sink.Failure) in try sink.append(piece) }
+                position = range.upperBound
+            }
+            try applyEdits(before: Int.max)
+            try copy(upTo: bytes.count)
+        }
+    }
+}
+
+/// Where `PageSplice` puts the output's bytes.
+private protocol SpliceSink {
+    associatedtype Failure: Error
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure)
+    /// True once the sink wants no more bytes.
+    var isFull: Bool { get }
+}
+
+/// Counts the bytes instead of keeping them.
+private struct CountingSink: SpliceSink {
+    typealias Failure = Never
+    var count = 0
+    var isFull: Bool { false }
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) { count += bytes.count }
+}
+
+/// Keeps the bytes, up to `limit`.
+private struct ArraySink: SpliceSink {
+    typealias Failure = Never
+    var bytes: [UInt8] = []
+    let limit: Int
+
+    init(capacity: Int, limit: Int = .max) {
+        bytes.reserveCapacity(capacity)
+        self.limit = limit
+    }
+
+    var isFull: Bool { bytes.count >= limit }
+
+    mutating func append(_ piece: UnsafeBufferPointer<UInt8>) {
+        let room = limit - bytes.count
+        bytes.append(contentsOf: piece.count <= room ? piece : UnsafeBufferPointer(rebasing: piece[0..<room]))
+    }
+}
+
+/// Gathers small pieces into about 64 KB before handing them on: a page of 100,000 images would
+/// otherwise be 200,000 writes.
+private struct PieceSink<Failure: Error>: SpliceSink {
+    static var pieceSize: Int { 1 << 16 }
+    let write: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    var buffer: [UInt8] = []
+    var isFull: Bool { false }
+
+    init(write: @escaping (UnsafeRawBufferPointer) throws(Failure) -> Void) {
+        self.write = write
+        buffer.reserveCapacity(Self.pieceSize)
+    }
+
+    mutating func append(_ piece: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        if buffer.count + piece.count > Self.pieceSize {
+            try flush()
+            if piece.count >= Self.pieceSize / 4 {
+                try write(UnsafeRawBufferPointer(piece))
+                return
             }
         }
+        buffer.append(contentsOf: piece)
+    }
 
-        for reference in references where reference.rewritten {
-            let range = reference.byteRange
-            applyEdits(before: range.lowerBound)
-            guard range.lowerBound >= position, range.upperBound <= bytes.count, let name = reference.localNameValue else { continue }
-            copy(upTo: range.lowerBound)
-            // Prefix and name are inert in every context (see LocalReferenceStyle): no escaping.
-            out += prefixBytes
-            name.append(to: &out)
-            position = range.upperBound
-        }
-        applyEdits(before: Int.max)
-        copy(upTo: bytes.count)
-        return out
+    mutating func flush() throws(Failure) {
+        guard !buffer.isEmpty else { return }
+        try buffer.withUnsafeBufferPointer { (piece) throws(Failure) in try write(UnsafeRawBufferPointer(piece)) }
+        buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -13,7 +13,8 @@ enum EncodingDeclarationWindow {
         source != .byteOrderMark && source != .transport
     }
 
-    /// Whether the prescan finds in `output` what it found in `page`.
+    /// Whether the prescan finds in `output` (or its first ``size`` bytes: all the prescan reads)
+    /// what it found in `page`.
     static func keepsDeclaration(of page: [UInt8], in output: [UInt8]) -> Bool {
         let before = page.withUnsafeBufferPointer { MetaCharsetPrescan.prescan($0) }
         let after = output.withUnsafeBufferPointer { MetaCharsetPrescan.prescan($0) }

@@ -70,16 +70,15 @@ extension ImageRewriter {
             warnings.append("\(unresolvedRelative) relative image URL\(unresolvedRelative == 1 ? " was" : "s were") left as they were: the stylesheet's URL is not known (give a base URL).")
         }
         guard splice, rewrittenCount > 0 else { return unchanged(references) }
-        var output = working.withUnsafeBufferPointer {
-            PageSplicer.splice($0, references: references, prefix: options.referenceStyle.prefix, edits: [])
-        }
+        let splice = PageSplice(source: working, references: references, prefix: options.referenceStyle.prefix, edits: [])
+        var output = RewriteResult.Output.spliced(splice)
         if workingEncoding != encoding {
-            guard let back = TextCodec.transcodeFromUTF8(output, to: encoding) else {
+            guard let back = TextCodec.transcodeFromUTF8(splice.bytes, to: encoding) else {
                 warnings.append("The rewritten stylesheet could not be converted back to \(encoding); it was left unchanged.")
                 return unchanged(references.map(\.notRewritten))
             }
-            output = back
+            output = .whole(back)
         }
-        return RewriteResult(bytes: output, references: references, encoding: encoding, encodingSource: sniffed.source, warnings: warnings)
+        return RewriteResult(output: output, references: references, encoding: encoding, encodingSource: sniffed.source, warnings: warnings)
     }
 }

@@ -63,11 +63,11 @@ public struct ImageRewriter: Sendable {
             return RewriteResult(bytes: page, references: references.map(\.notRewritten), encoding: encoding,
                                  encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets, warnings: warnings)
         }
-        var output = working.withUnsafeBufferPointer {
-            PageSplicer.splice($0, references: references, prefix: options.referenceStyle.prefix, edits: analysis.edits)
-        }
+        let prefix = options.referenceStyle.prefix
+        var spliced = PageSplice(source: working, references: references, prefix: prefix, edits: analysis.edits)
+        var output = RewriteResult.Output.spliced(spliced)
         if workingEncoding == encoding, EncodingDeclarationWindow.applies(to: sniffed.source),
-           !EncodingDeclarationWindow.keepsDeclaration(of: page, in: output) {
+           !EncodingDeclarationWindow.keepsDeclaration(of: page, in: spliced.prefix(EncodingDeclarationWindow.size)) {
             // Leave the start of the page as it was. Not possible with `<base>` edits: the base
             // is emptied for the local paths, and the URLs left relative would then point elsewhere.
             let window = EncodingDeclarationWindow.size
@@ -78,29 +78,31 @@ public struct ImageRewriter: Sendable {
             let left = analysis.rewrittenCount - kept
             warnings.append("\(left) image URL\(left == 1 ? " was" : "s were") left as \(left == 1 ? "it was" : "they were") in the page's first \(window) bytes: rewriting \(left == 1 ? "it" : "them") would move the page's <meta charset> into or out of the part where browsers look for it.")
             references = references.map { $0.rewritten && $0.byteRange.lowerBound < window ? $0.notRewritten : $0 }
-            output = working.withUnsafeBufferPointer {
-                PageSplicer.splice($0, references: references, prefix: options.referenceStyle.prefix, edits: [])
-            }
+            spliced = PageSplice(source: working, references: references, prefix: prefix, edits: [])
+            output = .spliced(spliced)
         } else if workingEncoding != encoding {
-            guard let back = TextCodec.transcodeFromUTF8(output, to: encoding) else {
+            // Converted back whole: such pages (UTF-16, ISO-2022-JP) are rare and the conversion
+            // must see all of it to know that it is exact.
+            guard let back = TextCodec.transcodeFromUTF8(spliced.bytes, to: encoding) else {
                 warnings.append("The rewritten page could not be converted back to \(encoding); it was left unchanged.")
                 return RewriteResult(bytes: page, references: analysis.references.map(\.notRewritten), encoding: encoding,
                                      encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets,
                                      warnings: warnings)
             }
-            output = back
-            if EncodingDeclarationWindow.applies(to: sniffed.source), !EncodingDeclarationWindow.keepsDeclaration(of: page, in: output) {
+            if EncodingDeclarationWindow.applies(to: sniffed.source), !EncodingDeclarationWindow.keepsDeclaration(of: page, in: back) {
                 return unchangedToKeepDeclaration()
             }
+            output = .whole(back)
         }
-        var result = RewriteResult(bytes: output, references: references, encoding: encoding,
+        var result = RewriteResult(output: output, references: references, encoding: encoding,
                                    encodingSource: sniffed.source, linkedStylesheets: analysis.linkedStylesheets, warnings: warnings)
         result.otherEdits = analysis.edits.map { ($0.range, $0.replacement) }
         return result
     }
 
     /// Hands the memory the scan used (libxml2's copy of the page, the slots) back to the system
-    /// before the output page is allocated, so that a large page's peak stays near input + output.
+    /// before the references are decided and the output written, so that a large page's peak
+    /// stays near the input plus its references.
     private func releaseFreedMemory(afterPageOf size: Int) {
         #if os(Linux)
         if size >= 4 << 20 { _ = malloc_trim(0) }
@@ -145,9 +147,20 @@ public struct ImageRewriter: Sendable {
         // (an index, not a copy: a page can hold 100,000 of them). URLs that name no format are
         // resolved each time: what they mean depends on the place, and they are few.
         var resolved: [String: Int] = [:]
-        analysis.references.reserveCapacity(collector.urlSlots.count)
-        for slot in collector.urlSlots {
-            guard let kind = slot.kind else { continue }
+        // The slots are given back as they become references; with a `<base>` to neutralise,
+        // the few it needs are kept (every URL's range, and the URLs not rewritten).
+        let neutralizesBase = collector.baseHref != nil
+        var slotRanges: [Range<Int>] = []
+        var slotsForBase: [URLSlot] = []
+        var slots = collector.takeURLSlots()
+        analysis.references.reserveCapacity(slots.count)
+        if neutralizesBase { slotRanges.reserveCapacity(slots.count) }
+        slots.drain { slot in
+            if neutralizesBase {
+                slotRanges.append(slot.range)
+                if !slot.text.isEmpty { slotsForBase.append(slot) }
+            }
+            guard let kind = slot.kind else { return }
             let resolution: Resolution
             if VerbatimDataURL.matches(slot.text) {
                 // Inline images are often hundreds of KB, and each is its own: hashing them into
@@ -163,7 +176,10 @@ public struct ImageRewriter: Sendable {
             if reference.skipReason == .relativeWithoutBase { unresolvedRelative += 1 }
             if reference.rewritten {
                 analysis.rewrittenCount += 1
-                if collector.baseHref != nil { rewrittenStarts.insert(slot.range.lowerBound) }
+                if neutralizesBase {
+                    rewrittenStarts.insert(slot.range.lowerBound)
+                    slotsForBase.removeLast()
+                }
             }
             analysis.references.append(reference)
         }
@@ -174,7 +190,8 @@ public struct ImageRewriter: Sendable {
         if let baseSlot = collector.baseHref, analysis.rewrittenCount > 0, let originalBase = resolver.documentBase {
             analysis.edits += BaseElementNeutralizer(collector: collector, scanner: scanner, originalBase: originalBase,
                                                      queryEncoding: queryEncoding)
-                .edits(baseHref: baseSlot, skipping: rewrittenStarts)
+                .edits(baseHref: baseSlot, slots: slotsForBase.filter { !rewrittenStarts.contains($0.range.lowerBound) },
+                       slotRanges: slotRanges)
             analysis.warnings.append("The page's <base href> was emptied so that local image paths resolve next to the page; other relative URLs were made absolute against \(originalBase).")
         }
         return analysis

@@ -1,7 +1,51 @@
 /// The outcome of rewriting (or listing) one page.
 public struct RewriteResult: Sendable {
     /// The page's bytes with image URLs replaced; identical to the input where nothing was rewritten.
-    public let bytes: [UInt8]
+    ///
+    /// Spelled out from the input on each use, in time linear in the page's length: keep it when
+    /// you need it more than once. To put a large page in a file, ``writeBytes(_:)`` hands it out
+    /// in pieces and never holds it whole.
+    public var bytes: [UInt8] {
+        switch output {
+        case .whole(let bytes): bytes
+        case .spliced(let splice): splice.bytes
+        }
+    }
+
+    /// Hands ``bytes`` to `write` in order, in pieces of about 64 KB or more, without building the
+    /// whole page: for a 100 MB page that is 128 MB less at the peak. Stops at the first error `write` throws.
+    public func writeBytes<Failure: Error>(_ write: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
+        switch output {
+        case .whole(let bytes): try bytes.withUnsafeBufferPointer { (piece) throws(Failure) in try write(UnsafeRawBufferPointer(piece)) }
+        case .spliced(let splice): try splice.write(write)
+        }
+    }
+
+    /// Writes ``bytes`` to the file at `path` as a whole file or not at all (see ``AtomicFile``),
+    /// in pieces, never holding the whole page.
+    /// - Throws: `FileError` naming the path when the folder cannot be made or a write fails.
+    public func write(toFile path: String) throws {
+        try AtomicFile.write(to: path) { emit in try writeBytes(emit) }
+    }
+
+    /// The output's length in bytes.
+    public var byteCount: Int {
+        switch output {
+        case .whole(let bytes): bytes.count
+        case .spliced(let splice): splice.count
+        }
+    }
+
+    /// How the output is held.
+    enum Output: Sendable {
+        /// Already spelled out (the input itself when nothing changed, or a page converted back
+        /// from UTF-8 to its encoding).
+        case whole([UInt8])
+        /// The input and the replacements, spelled out when written.
+        case spliced(PageSplice)
+    }
+
+    let output: Output
     /// Every image reference found, in document order.
     public let references: [ImageReference]
     /// The encoding the page was read in.
@@ -21,4 +65,20 @@ public struct RewriteResult: Sendable {
 
     /// The references that were rewritten.
     public var rewrittenReferences: [ImageReference] { references.filter(\.rewritten) }
+
+    init(output: Output, references: [ImageReference], encoding: HTMLEncoding, encodingSource: EncodingSource,
+         linkedStylesheets: [String] = [], warnings: [String]) {
+        self.output = output
+        self.references = references
+        self.encoding = encoding
+        self.encodingSource = encodingSource
+        self.linkedStylesheets = linkedStylesheets
+        self.warnings = warnings
+    }
+
+    init(bytes: [UInt8], references: [ImageReference], encoding: HTMLEncoding, encodingSource: EncodingSource,
+         linkedStylesheets: [String] = [], warnings: [String]) {
+        self.init(output: .whole(bytes), references: references, encoding: encoding, encodingSource: encodingSource,
+                  linkedStylesheets: linkedStylesheets, warnings: warnings)
+    }
 }

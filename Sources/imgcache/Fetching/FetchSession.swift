@@ -132,7 +132,7 @@ final class FetchSession: Sendable {
                 imagesFound?(count)
             },
             pageReady: { rewritten in
-                try await Self.write(rewritten.bytes, to: destination)
+                try await Self.write(rewritten, to: destination)
                 printer?.printPage(input: name, output: destination, rewritten: rewritten)
                 pageWritten?(rewritten, destination)
             })
@@ -164,9 +164,9 @@ final class FetchSession: Sendable {
         try await onFileThread { try AtomicFile.read(path) }
     }
 
-    /// Writes a file atomically on a Dispatch thread.
-    static func write(_ bytes: [UInt8], to path: String) async throws {
-        try await onFileThread { try AtomicFile.write(bytes, to: path) }
+    /// Writes a rewritten page atomically, in pieces, on a Dispatch thread.
+    static func write(_ page: RewriteResult, to path: String) async throws {
+        try await onFileThread { try page.write(toFile: path) }
     }
 
     /// Copies a site file into the output (a hard link where possible) on a Dispatch thread.
@@ -185,7 +185,7 @@ final class FetchSession: Sendable {
     /// Writes the manifest for `pages` (atomically).
     func writeManifest(_ pages: [FetchManifest.Page]) throws {
         let manifest = FetchManifest(cacheDirectory: settings.cacheFolder, pages: pages)
-        try AtomicFile.write(to: settings.manifestPath) { emit in try manifest.encode(into: emit) }
+        try AtomicFile.write(to: settings.manifestPath) { emit in try manifest.encode { piece in try piece.withUnsafeBytes(emit) } }
     }
 
     /// Stops the downloads under way: they end as failed (`cancelled`) and nothing half-written is left.

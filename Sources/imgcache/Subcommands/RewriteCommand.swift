@@ -86,9 +86,9 @@ struct RewriteCommand: ParsableCommand {
         for warning in result.warnings { Diagnostics.warn("\(page): \(warning)") }
 
         if destination == "-" {
-            FileHandle.standardOutput.write(Data(result.bytes))
+            try result.writeBytes { piece in try FileHandle.standardOutput.write(contentsOf: Data(piece)) }
         } else {
-            try AtomicFile.write(result.bytes, to: destination)
+            try result.write(toFile: destination)
         }
         if !quiet {
             let rewritten = result.rewrittenReferences.count

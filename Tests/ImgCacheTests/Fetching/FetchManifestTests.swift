@@ -54,13 +54,13 @@ struct FetchManifestTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("imgcache-manifest-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/imgcache-manifest.json"
-        try AtomicFile.write(to: path) { emit in try manifest.encode(into: emit) }
+        try AtomicFile.write(to: path) { emit in try manifest.encode { piece in try piece.withUnsafeBytes(emit) } }
         #expect(try AtomicFile.read(path) == whole)
 
         struct Interrupted: Error {}
         #expect(throws: Interrupted.self) {
             try AtomicFile.write(to: path) { emit in
-                try emit(Array("{ half a manifest".utf8))
+                try Array("{ half a manifest".utf8).withUnsafeBytes(emit)
                 throw Interrupted()
             }
         }
