@@ -88,10 +88,7 @@ struct PageSplice: Sendable {
                 guard range.lowerBound >= position, range.upperBound <= bytes.count, let local = reference.localNameValue else { continue }
                 try copy(upTo: range.lowerBound)
                 // Prefix and name are inert in every context (see LocalReferenceStyle): no escaping.
-                name.removeAll(keepingCapacity: true)
-                name += prefix
-                local.append(to: &name)
-                try name.withUnsafeBufferPointer { (piece) throws(Sink.Failure) in try sink.append(piece) }
+                try sink.append(prefix: prefix, name: local, spelledIn: &name)
                 position = range.upperBound
             }
             try applyEdits(before: Int.max)
@@ -104,8 +101,19 @@ struct PageSplice: Sendable {
 private protocol SpliceSink {
     associatedtype Failure: Error
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure)
+    /// Appends a local path; `scratch` is a buffer to spell it in.
+    mutating func append(prefix: [UInt8], name: LocalName, spelledIn scratch: inout [UInt8]) throws(Failure)
     /// True once the sink wants no more bytes.
     var isFull: Bool { get }
+}
+
+extension SpliceSink {
+    mutating func append(prefix: [UInt8], name: LocalName, spelledIn scratch: inout [UInt8]) throws(Failure) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch += prefix
+        name.append(to: &scratch)
+        try scratch.withUnsafeBufferPointer { (piece) throws(Failure) in try append(piece) }
+    }
 }
 
 /// Counts the bytes instead of keeping them.
@@ -114,6 +122,8 @@ private struct CountingSink: SpliceSink {
     var count = 0
     var isFull: Bool { false }
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) { count += bytes.count }
+    /// Counted without spelling the name out.
+    mutating func append(prefix: [UInt8], name: LocalName, spelledIn scratch: inout [UInt8]) { count += prefix.count + name.byteCount }
 }
 
 /// Keeps the bytes, up to `limit`.
