@@ -10,11 +10,14 @@
 #   --pages DIR  the real pages (default ../shared/pages beside the repository: MANIFEST.tsv lists
 #                them); without them, generated pages of ordinary density stand in, and say so
 #   --no-dense   skip the generated dense pages and the 100 MB page
+#   --disk DIR   where the disk run puts its pages and outputs (default /var/tmp; must not be tmpfs)
+#   --no-disk    skip the run with pages and outputs on disk
 #   IMGCACHE_BIN=path uses that imgcache instead of building one (release, --static-swift-stdlib)
 #
 # Every figure is a whole process over the whole corpus: start, reading each file, parsing, and
 # (for the rewriters) writing each page. Pages and outputs are on tmpfs (/dev/shm) when there is
-# one, so that the figures are CPU, not the disk. Each tool gets one --base-url for every page
+# one, so that the figures are CPU, not the disk; the real pages are then run again with pages and
+# outputs on disk (each run's outputs deleted before the next, as a build step would). Each tool gets one --base-url for every page
 # (http://example.com/page.html), as lxml_rewrite.py does: resolving against each page's own URL
 # costs the same.
 set -euo pipefail
@@ -25,12 +28,16 @@ HERE=Benchmarks/rewrite
 RUNS=5
 PAGES_DIR=../shared/pages
 DENSE=1
+DISK=1
+DISK_PARENT=/var/tmp
 BASE_URL=http://example.com/page.html
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) RUNS=$2; shift ;;
         --pages) PAGES_DIR=$2; shift ;;
         --no-dense) DENSE=0 ;;
+        --disk) DISK_PARENT=$2; shift ;;
+        --no-disk) DISK=0 ;;
         -h|--help) awk 'NR > 1 { if (!/^#/) exit; sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 64 ;;
     esac
@@ -48,7 +55,13 @@ find_imgcache
 TMP_PARENT=/dev/shm
 [ -d "$TMP_PARENT" ] && [ -w "$TMP_PARENT" ] || TMP_PARENT=${TMPDIR:-/tmp}
 WORK="$(mktemp -d "$TMP_PARENT/imgcache-rewrite-bench.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+DISK_WORK=""
+trap 'rm -rf "$WORK" ${DISK_WORK:+"$DISK_WORK"}' EXIT
+if [ "$DISK" = 1 ]; then
+    DISK_WORK="$(mktemp -d "$DISK_PARENT/imgcache-rewrite-bench.XXXXXX")"
+    DISK_TYPE=$(df --output=fstype "$DISK_WORK" | tail -1)
+    [ "$DISK_TYPE" != tmpfs ] || { echo "--disk $DISK_PARENT is tmpfs: give a folder on disk" >&2; exit 64; }
+fi
 
 SAX="$WORK/sax_floor"
 # shellcheck disable=SC2046 # pkg-config's flags are separate words
@@ -158,6 +171,13 @@ memory() {
 say "Real pages: $RUNS runs of each tool…"
 bench "$WORK/real" "$WORK/out"
 REAL_REPORT=$(report "$REAL_TITLE" "$WORK/real")
+if [ "$DISK" = 1 ]; then
+    say "Real pages on disk ($DISK_TYPE, $DISK_WORK): $RUNS runs of each tool…"
+    cp -r "$WORK/real" "$DISK_WORK/real"
+    sync
+    bench "$DISK_WORK/real" "$DISK_WORK/out"
+    DISK_REPORT=$(report "The same, pages and outputs on disk ($DISK_TYPE)" "$DISK_WORK/real")
+fi
 if [ "$DENSE" = 1 ]; then
     say "Generated dense pages: $RUNS runs of each tool…"
     bench "$WORK/dense" "$WORK/out"
@@ -165,6 +185,7 @@ if [ "$DENSE" = 1 ]; then
 fi
 
 printf '%s\n' "$REAL_REPORT"
+if [ "$DISK" = 1 ]; then printf '%s\n' "$DISK_REPORT"; fi
 if [ "$DENSE" = 1 ]; then printf '%s\n' "$DENSE_REPORT"; fi
 
 printf '\nMemory, imgcache alone on one page:\n'
