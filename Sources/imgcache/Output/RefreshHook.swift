@@ -36,8 +36,8 @@ struct RefreshHook: Sendable {
             break
         case .success(.exited(let code)):
             Diagnostics.warn("--on-refresh command exited with status \(code)")
-        case .success(let status):
-            Diagnostics.warn("--on-refresh command ended abnormally: \(status)")
+        case .success(.signaled(let signal)):
+            Diagnostics.warn("--on-refresh command was ended by signal \(signal)")
         case .failure(let error):
             Diagnostics.warn("--on-refresh command could not be started: \(error)")
         }

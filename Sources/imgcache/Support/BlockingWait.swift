@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Waits on the calling thread for async work: for callers that must stay synchronous (the refresh
 /// notifier's callback) but use an async API (swift-subprocess).
@@ -12,9 +13,9 @@ enum BlockingWait {
         let box = ResultBox<T>()
         let operation: @Sendable () async -> Void = {
             do {
-                box.result = .success(try await work())
+                box.set(.success(try await work()))
             } catch {
-                box.result = .failure(error)
+                box.set(.failure(error))
             }
             done.signal()
         }
@@ -24,14 +25,19 @@ enum BlockingWait {
             Task(operation: operation)
         }
         done.wait()
-        return box.result!
+        return box.get()
     }
 }
 
-/// Written once before the semaphore is signalled and read only after waiting for it, so the
-/// semaphore orders the two accesses.
+/// Written once before the semaphore is signalled and read after waiting for it; the lock makes
+/// that order plain to ThreadSanitizer too.
 private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    var result: Result<T, any Error>?
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var result: Result<T, any Error>?
+
+    func set(_ result: Result<T, any Error>) { lock.withLock { self.result = result } }
+    func get() -> Result<T, any Error> { lock.withLock { result! } }
 }
 
 @available(macOS 15, iOS 18, *)
