@@ -23,6 +23,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Child processes (the CLI's --on-refresh hook, the tests' runs of the CLI, curl, sh) are
+        // started with swift-subprocess, not Foundation's Process: on Linux, Process.run() of Swift
+        // 6.3.1 reads past a directory entry while closing descriptors and crashes now and then
+        // (swift-corelibs-foundation #5472), and it changes the whole process's current directory
+        // to give a child its working directory. swift-subprocess posix_spawns with closefrom and
+        // fchdir file actions instead. Only the CLI and the tests use it; the core library
+        // starts no processes.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // For the FilePath the tests hand to swift-subprocess (on Linux; Apple's SDK has System).
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .systemLibrary(
@@ -67,6 +77,7 @@ let package = Package(
                 "ImgCacheHTTPClient",
                 "ImgCacheTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strictSettings
         ),
@@ -92,6 +103,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system",
+                         condition: .when(platforms: [.linux, .windows, .android, .wasi])),
             ],
             swiftSettings: strictSettings
         ),

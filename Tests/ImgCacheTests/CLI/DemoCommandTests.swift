@@ -8,14 +8,8 @@ struct DemoCommandTests {
     /// The bundled page's image missing by design (`DemoScenario.bundled.missing`).
     private static let missing = "images/gallery-5.jpg"
 
-    /// Runs the CLI off the cooperative pool (it blocks while the child runs).
     private func run(_ arguments: [String], in folder: TemporaryFolder) async throws -> CommandRunner.Outcome {
-        let directory = folder.url
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try CommandRunner.run(arguments, in: directory) })
-            }
-        }
+        try await CommandRunner.runOffPool(arguments, in: folder.url)
     }
 
     /// The manifest's references of the one page, as JSON objects.

@@ -21,7 +21,7 @@ struct WatchCommandTests {
         let naming = LocalImageNaming()
         func local(_ path: String) -> String { "images/" + naming.localName(for: WebURL(server.url(path))!)! }
 
-        let watch = try RunningCommand([
+        let watch = try await RunningCommand([
             "watch", "page.html", "--base-url", server.url("/"), "--out", "out", "--events", "ndjson",
             "--debounce", "0.3", "--interval", "0.05", "--retries", "0", "--timeout", "60",
         ], in: folder.url)
@@ -70,7 +70,7 @@ struct WatchCommandTests {
         server.route("/b.png", .image(bytes: TestImages.png(width: 2, height: 2), contentType: "image/png"))
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<img src=a.png>")
-        let watch = try RunningCommand([
+        let watch = try await RunningCommand([
             "watch", "page.html", "--base-url", server.url("/"), "--out", "out", "--events", "ndjson",
             "--debounce", "0", "--interval", "0.05",
         ], in: folder.url)
@@ -134,7 +134,7 @@ struct WatchSiteTests {
         func pages(_ events: [[String: Any]]) -> [String] {
             events.filter { $0["event"] as? String == "page" }.compactMap { $0["input"] as? String }
         }
-        let watch = try RunningCommand([
+        let watch = try await RunningCommand([
             "watch", "site", "--base-url", server.url("/app/"), "--out", "Web", "--events", "ndjson",
             "--debounce", "0.1", "--interval", "0.05",
         ], in: folder.url)

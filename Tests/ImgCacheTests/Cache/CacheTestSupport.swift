@@ -94,13 +94,8 @@ enum CacheTestData {
 
 /// Shell commands run as separate processes, to exercise the cache against another process.
 enum CacheTestProcess {
-    static func start(_ script: String, in folder: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        try process.run()
-        return process
+    static func start(_ script: String, in folder: String) throws -> BackgroundProcess {
+        try BackgroundProcess("/bin/sh", ["-c", script], in: folder)
     }
 
     /// Waits up to `timeout` seconds for a file to appear.

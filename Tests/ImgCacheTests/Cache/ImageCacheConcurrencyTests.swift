@@ -231,23 +231,14 @@ struct ImageCacheConcurrencyTests {
                 return
             }
             let folder = try CacheTestFolder()
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: executable)
-            child.arguments = ["--testing-library", "swift-testing", "--filter", "childProcessWriter"]
-            var environment = ProcessInfo.processInfo.environment
-            environment[Self.childFolderVariable] = folder.path
-            child.environment = environment
-            let output = Pipe()
-            child.standardOutput = output
-            child.standardError = output
-            try child.run()
-            let log = PipeReader(output)
+            let child = try BackgroundProcess(executable, ["--testing-library", "swift-testing", "--filter", "childProcessWriter"],
+                                              environment: [Self.childFolderVariable: folder.path])
 
             try #require(CacheTestProcess.waitFor(folder.path + "/child-ready", timeout: 60), "child did not start")
             try Data().write(to: URL(fileURLWithPath: folder.path + "/go"))
             try Self.writeAndCheck(prefix: "parent", folder: folder.path)
             child.waitUntilExit()
-            let childLog = log.wait()
+            let childLog = child.output
             #expect(child.terminationStatus == 0, "\(childLog)")
             #expect(childLog.contains("\"child process for the two-process test\" passed"), "the child really ran its half: \(childLog)")
 
@@ -270,22 +261,6 @@ final class ThreadSafeCounter: @unchecked Sendable {
     private var count = 0
     func increment() { lock.lock(); count += 1; lock.unlock() }
     var value: Int { lock.lock(); defer { lock.unlock() }; return count }
-}
-
-/// Collects a pipe's output on a thread of its own, so a chatty child never blocks on a full pipe.
-final class PipeReader: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var text = ""
-    init(_ pipe: Pipe) {
-        Thread.detachNewThread { [self] in
-            text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            done.signal()
-        }
-    }
-    func wait() -> String {
-        done.wait()
-        return text
-    }
 }
 
 extension String {

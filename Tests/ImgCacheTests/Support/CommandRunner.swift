@@ -1,4 +1,5 @@
 import Foundation
+import Subprocess
 
 /// Runs the built `imgcache` executable, as a user would from a shell.
 struct CommandRunner {
@@ -17,34 +18,15 @@ struct CommandRunner {
         return folder.appendingPathComponent("imgcache")
     }()
 
-    /// Runs the command on a Dispatch thread: waiting for a child process must not hold one of
-    /// the few threads the test process's async tests (some with deadlines) run on.
-    /// `environment` is set on top of this process's environment.
+    /// Runs the command and collects what it prints. Waiting for the child suspends rather than
+    /// blocks, so it holds none of the few threads the test process's async tests (some with
+    /// deadlines) run on. `environment` is set on top of this process's environment.
     static func runOffPool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try run(arguments, in: directory, environment: environment) })
-            }
-        }
-    }
-
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read before waiting so that a large output cannot fill the pipe and block the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: [UInt8](stdout), stderr: String(decoding: stderr, as: UTF8.self))
+        let result = try await Subprocess.run(
+            .at(executable.path), arguments: Arguments(arguments), environment: .inherit(updating: environment),
+            workingDirectory: workingDirectory(directory?.path),
+            output: .bytes(limit: collectedOutputLimit), error: .string(limit: collectedOutputLimit))
+        return Outcome(status: result.terminationStatus.code, stdout: result.standardOutput, stderr: result.standardError)
     }
 }
 

@@ -1,40 +1,71 @@
 import Foundation
+import Subprocess
 
 /// The `imgcache` executable started in the background, for commands that keep running (`watch`):
 /// its standard output is collected line by line as it arrives, and it can be interrupted as
 /// Ctrl-C would.
 final class RunningCommand: @unchecked Sendable {
-    private let process = Process()
     private let lock = NSLock()
     // Guarded by `lock`.
     private var stdoutBuffer: [UInt8] = []
     private var stderrBuffer: [UInt8] = []
+    /// The running child, to send signals to; nil once its output has ended.
+    private var execution: Execution<NoInput, SequenceOutput, SequenceOutput>?
+    /// Set when the child has ended and all it printed is in the buffers.
+    private var exitStatus: Int32?
 
     struct TimedOut: Error, CustomStringConvertible {
         let description: String
     }
 
-    init(_ arguments: [String], in directory: URL) throws {
-        process.executableURL = CommandRunner.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, toStdout: true) }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, toStdout: false) }
-        try process.run()
+    /// Starts the command and returns once it is running.
+    init(_ arguments: [String], in directory: URL) async throws {
+        let executable = CommandRunner.executable.path
+        // The task holds the command weakly, so that a test that fails before interrupting it
+        // still ends the child (in `deinit`).
+        let update: @Sendable (_ change: (RunningCommand) -> Void) -> Void = { [weak self] change in
+            guard let self else { return }
+            lock.withLock { change(self) }
+        }
+        try await withCheckedThrowingContinuation { (started: CheckedContinuation<Void, any Error>) in
+            Task {
+                var running = false
+                do {
+                    let result = try await Subprocess.run(
+                        .at(executable), arguments: Arguments(arguments), workingDirectory: workingDirectory(directory.path),
+                        input: .none, output: .sequence, error: .sequence
+                    ) { execution in
+                        update { $0.execution = execution }
+                        running = true
+                        started.resume()
+                        async let stdout: Void = Self.collect(execution.standardOutput) { bytes in update { $0.stdoutBuffer += bytes } }
+                        async let stderr: Void = Self.collect(execution.standardError) { bytes in update { $0.stderrBuffer += bytes } }
+                        _ = try await (stdout, stderr)
+                        update { $0.execution = nil }
+                    }
+                    update { $0.exitStatus = result.terminationStatus.code }
+                } catch {
+                    if running {
+                        update { $0.exitStatus = -1; $0.stderrBuffer += Array("\(error)".utf8) }
+                    } else {
+                        started.resume(throwing: error)
+                    }
+                }
+            }
+        }
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        try? execution?.send(signal: .terminate)
     }
 
-    private func append(_ data: Data, toStdout: Bool) {
-        lock.withLock {
-            if toStdout { stdoutBuffer += data } else { stderrBuffer += data }
+    private static func collect(_ output: SubprocessOutputSequence, into append: @Sendable ([UInt8]) -> Void) async throws {
+        for try await buffer in output {
+            append(buffer.withUnsafeBytes { Array($0) })
         }
     }
+
+    private var isRunning: Bool { lock.withLock { exitStatus == nil } }
 
     /// Complete lines printed on standard output so far.
     var stdoutLines: [String] {
@@ -56,28 +87,28 @@ final class RunningCommand: @unchecked Sendable {
                        until condition: ([[String: Any]]) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition(events) {
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                throw TimedOut(description: "no \(what) (running: \(process.isRunning)); stdout:\n\(stdoutLines.joined(separator: "\n"))\nstderr:\n\(stderr)")
+            guard ContinuousClock.now < deadline, isRunning else {
+                throw TimedOut(description: "no \(what) (running: \(isRunning)); stdout:\n\(stdoutLines.joined(separator: "\n"))\nstderr:\n\(stderr)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     /// Sends SIGINT, as Ctrl-C in a terminal does.
-    func interrupt() { process.interrupt() }
+    func interrupt() {
+        lock.withLock { try? execution?.send(signal: .interrupt) }
+    }
 
     /// Waits for the process to end and returns its exit status.
     func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while true {
+            if let status = lock.withLock({ exitStatus }) { return status }
             guard ContinuousClock.now < deadline else {
-                process.terminate()
+                lock.withLock { try? execution?.send(signal: .terminate) }
                 throw TimedOut(description: "the process did not exit; stderr:\n\(stderr)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        // Let the readability handlers deliver the last bytes.
-        try await Task.sleep(for: .milliseconds(50))
-        return process.terminationStatus
     }
 }

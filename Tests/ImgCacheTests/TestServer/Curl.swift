@@ -1,5 +1,6 @@
 import Foundation
 import ImgCacheTestServer
+import Subprocess
 
 /// The system's `curl`, run as a child process: a real client independent of this package, with
 /// HTTP/2 (nghttp2), ALPN, proxies and CONNECT tunnels, for checking what the test servers do.
@@ -36,14 +37,14 @@ enum Curl {
     /// Fetches `urls` (distinct, so results can be matched to them) in one curl process, so that
     /// they may share connections, with `options` such as `--http2`, `--parallel` or `-x <proxy>`.
     static func fetch(_ urls: [String], _ options: [String] = []) async throws -> Outcome {
-        try await runBlocking { try run(urls, options) }
+        try await run(urls, options)
     }
 
     static func fetch(_ url: String, _ options: [String] = []) async throws -> Outcome {
         try await fetch([url], options)
     }
 
-    private static func run(_ urls: [String], _ options: [String]) throws -> Outcome {
+    private static func run(_ urls: [String], _ options: [String]) async throws -> Outcome {
         precondition(Set(urls).count == urls.count, "URLs must be distinct")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("imgcache-curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -54,16 +55,11 @@ enum Curl {
         for (index, url) in urls.enumerated() {
             arguments += ["--output", folder.appendingPathComponent("\(index)").path, url]
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = try await Subprocess.run(.at(path), arguments: Arguments(arguments),
+                                              output: .string(limit: collectedOutputLimit),
+                                              error: .string(limit: collectedOutputLimit))
+        let stdout = result.standardOutput
+        let stderr = result.standardError
 
         // With --parallel the lines come in completion order, hence the URL on each.
         var byURL: [String: (status: Int, version: String)] = [:]
@@ -77,6 +73,6 @@ enum Curl {
             let result = byURL[url] ?? (0, "0")
             return Transfer(status: result.status, httpVersion: result.version, body: body)
         }
-        return Outcome(exitCode: process.terminationStatus, transfers: transfers, stderr: stderr)
+        return Outcome(exitCode: result.terminationStatus.code, transfers: transfers, stderr: stderr)
     }
 }
