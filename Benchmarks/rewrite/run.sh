@@ -88,10 +88,11 @@ fi
 
 # MARK: - Measuring
 
-# One run of a command: its wall and CPU (user + sys) seconds and peak RSS (KB) → $WORK/time.
+# One run of a command: its wall and CPU (user + sys) seconds, to the microsecond, and peak RSS (KB)
+# → $WORK/time (measure.py: /usr/bin/time's hundredths moved the ratios by 0.02).
 run_once() {
-    /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" \
-        || { say "failed: $*"; cat "$WORK/stderr" >&2; exit 1; }
+    python3 Benchmarks/common/measure.py "$WORK/time" -- "$@" \
+        || { say "failed: $*"; cat "$WORK/time.stderr" >&2; exit 1; }
 }
 
 # bench CORPUS_DIR OUT_DIR: every tool over every page of the folder, RUNS times in turns; the best
@@ -147,7 +148,7 @@ report() {
         read -r wall cpu kb <<<"${RESULT[$tool]}"
         local ratio=""
         [ "$tool" = imgcache ] || ratio=$(awk "BEGIN{printf \"%.2fx, %.2fx\", $wall / $ic_wall, $cpu / $ic_cpu}")
-        printf '%-42s %7.2f %7.2f %9.1f %9.1f %8.1f   %s\n' "${LABELS[$i]}" "$wall" "$cpu" \
+        printf '%-42s %7.3f %7.3f %9.1f %9.1f %8.1f   %s\n' "${LABELS[$i]}" "$wall" "$cpu" \
             "$(awk "BEGIN{print $mb / $wall}")" "$(awk "BEGIN{print $mb / ($cpu > 0 ? $cpu : 0.001)}")" \
             "$(awk "BEGIN{print $kb / 1024}")" "$ratio"
     done
