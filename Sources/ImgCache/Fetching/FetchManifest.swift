@@ -107,15 +107,15 @@ public struct FetchManifest: Sendable, Codable {
         return bytes
     }
 
-    /// ``encoded()`` handed to `emit` in pieces of about 64 KB, in order. A manifest of 10,000
-    /// images is 6.5 MB; made whole (with the copies of its growing buffer) it was 6 MB of a
-    /// cold 10,000-image run's 61 MB peak.
-    public func encode(into emit: ([UInt8]) throws -> Void) throws {
+    /// ``encoded()`` handed to `emit` in pieces of about 64 KB, in order, as ``AtomicFile/write(to:by:)``
+    /// takes them. A manifest of 10,000 images is 6.5 MB; made whole (with the copies of its
+    /// growing buffer) it was 6 MB of a cold 10,000-image run's 61 MB peak.
+    public func encode(into emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         var out = JSONText()
         out.bytes.reserveCapacity(Self.pieceSize + 4_096)
         func flushIfFull() throws {
             guard out.bytes.count >= Self.pieceSize else { return }
-            try emit(out.bytes)
+            try out.bytes.withUnsafeBytes(emit)
             out.bytes.removeAll(keepingCapacity: true)
         }
         out.open()
@@ -169,7 +169,7 @@ public struct FetchManifest: Sendable, Codable {
         out.closeArray()
         out.close()
         out.bytes.append(0x0A)
-        try emit(out.bytes)
+        try out.bytes.withUnsafeBytes(emit)
     }
 
     private static let pieceSize = 1 << 16

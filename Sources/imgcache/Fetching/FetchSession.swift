@@ -185,7 +185,7 @@ final class FetchSession: Sendable {
     /// Writes the manifest for `pages` (atomically).
     func writeManifest(_ pages: [FetchManifest.Page]) throws {
         let manifest = FetchManifest(cacheDirectory: settings.cacheFolder, pages: pages)
-        try AtomicFile.write(to: settings.manifestPath) { emit in try manifest.encode { piece in try piece.withUnsafeBytes(emit) } }
+        try AtomicFile.write(to: settings.manifestPath) { emit in try manifest.encode(into: emit) }
     }
 
     /// Stops the downloads under way: they end as failed (`cancelled`) and nothing half-written is left.

@@ -42,7 +42,7 @@ struct FetchManifestTests {
         let manifest = FetchManifest(cacheDirectory: "out/images",
                                      pages: [FetchManifest.Page(input: "page.html", output: "out/page.html", pageURL: nil, references: entries)])
         var pieces: [[UInt8]] = []
-        try manifest.encode { pieces.append($0) }
+        try manifest.encode { pieces.append(Array($0)) }
         #expect(pieces.count > 5, "\(pieces.count) pieces")
         #expect(pieces.dropLast().allSatisfy { $0.count < 80_000 })
         let whole = try manifest.encoded()
@@ -54,7 +54,7 @@ struct FetchManifestTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("imgcache-manifest-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/imgcache-manifest.json"
-        try AtomicFile.write(to: path) { emit in try manifest.encode { piece in try piece.withUnsafeBytes(emit) } }
+        try AtomicFile.write(to: path) { emit in try manifest.encode(into: emit) }
         #expect(try AtomicFile.read(path) == whole)
 
         struct Interrupted: Error {}
