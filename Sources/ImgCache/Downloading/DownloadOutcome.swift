@@ -40,17 +40,3 @@ public struct DownloadOutcome: Sendable, Hashable, Codable {
         self.error = error
     }
 }
-
-/// Something the downloader did, for progress displays and refresh notifications.
-public enum DownloadEvent: Sendable {
-    /// A network request for the image began (cache hits do not start one).
-    case started(url: String, localName: String)
-    /// The image finished: downloaded, revalidated, cached, failed or skipped.
-    case finished(DownloadOutcome)
-    /// Work the coming refresh must include has begun (a page to write again once its images are
-    /// in): the refresh waits for the matching ``releaseRefresh``. Not an image event.
-    case holdRefresh
-    /// That work is done; `rewrittenPage` is the path of the page it wrote again, if any, which
-    /// the refresh then lists (``RefreshSummary/rewrittenPages``).
-    case releaseRefresh(rewrittenPage: String?)
-}

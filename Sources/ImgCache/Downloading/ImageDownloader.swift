@@ -35,7 +35,7 @@ public final class ImageDownloader: Sendable {
         /// no call is under way, so it holds at most one burst's URLs.
         var settled: Set<String> = []
     }
-    private let onEvent: (@Sendable (DownloadEvent) -> Void)?
+    private let onEvent: (@Sendable (ImageEvent) -> Void)?
     /// Exactly the formats the policy accepts.
     private let acceptHeader: String
 
@@ -44,9 +44,10 @@ public final class ImageDownloader: Sendable {
     ///   - transport: performs the HTTP requests (`URLSessionTransport`, or the AsyncHTTPClient one).
     ///   - store: the cache the images go into.
     ///   - policy: limits, time-outs, retries, accepted formats.
-    ///   - onEvent: called (from any thread) when a request starts and when an image is done.
+    ///   - onEvent: called (from any thread) when a request starts (`started`) and when an image is
+    ///     done (`finished`, or `failed`); never `refresh`. Pass a ``RefreshNotifier``'s `record`.
     public init(transport: any ImageTransport, store: ImageCacheStore, policy: DownloadPolicy = DownloadPolicy(),
-                onEvent: (@Sendable (DownloadEvent) -> Void)? = nil) {
+                onEvent: (@Sendable (ImageEvent) -> Void)? = nil) {
         self.transport = transport
         self.store = store
         self.policy = policy
@@ -57,8 +58,9 @@ public final class ImageDownloader: Sendable {
         self.acceptHeader = ImageFormat.acceptHeader(for: policy.acceptedFormats)
     }
 
-    /// The number of images being fetched over the network right now (queued or in flight).
-    /// Cache hits never count; a coalesced request counts once.
+    /// The outstanding count: images that need the network and are not done yet, queued or in
+    /// flight. Cache hits never count; a coalesced request counts once. The refresh comes once
+    /// this has been zero for the debounce (``RefreshNotifier``).
     public var outstandingCount: Int { counter.value }
 
     /// Makes sure the image at `url` is in the cache: from the cache when fresh, revalidated when
@@ -209,18 +211,6 @@ public final class ImageDownloader: Sendable {
         for task in running { _ = await task.value }
     }
 
-    /// Tells the refresh notifier that work it must wait for has begun: a page to be written again
-    /// once the images under way are in. Balance each call with ``releaseRefresh()``.
-    public func holdRefresh() {
-        onEvent?(.holdRefresh)
-    }
-
-    /// Ends what ``holdRefresh()`` began; `rewrittenPage` is the path of the page written again
-    /// meanwhile, for the refresh to list.
-    public func releaseRefresh(rewrittenPage: String? = nil) {
-        onEvent?(.releaseRefresh(rewrittenPage: rewrittenPage))
-    }
-
     /// Whether `url` is worth a request: an http(s) URL whose path names an enabled image format,
     /// or none at all (its bytes decide); not one that names a script, a font, a page, …
     static func mayBeImage(_ url: WebURL, naming: LocalImageNaming) -> Bool {
@@ -328,7 +318,7 @@ public final class ImageDownloader: Sendable {
     }
 
     private func finish(_ outcome: DownloadOutcome) -> DownloadOutcome {
-        onEvent?(.finished(outcome))
+        onEvent?(outcome.status == .failed ? .failed(outcome) : .finished(outcome))
         return outcome
     }
 

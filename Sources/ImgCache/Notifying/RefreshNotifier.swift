@@ -2,28 +2,34 @@ public import Foundation
 
 /// Tells a page viewer when to reload: once the images being downloaded are in.
 ///
-/// Feed it every ``DownloadEvent`` of an ``ImageDownloader`` (pass ``record(_:)`` as the
-/// downloader's `onEvent`); it counts the network downloads outstanding and fires a
-/// ``ImageEvent/refresh(_:)`` with a ``RefreshSummary``:
+/// Give it every ``ImageEvent`` of an ``ImageDownloader`` (pass ``record(_:)`` as the
+/// downloader's `onEvent`; a ``LocalizationSession`` does this for you); it follows the network
+/// requests under way and fires a ``ImageEvent/refresh(_:)`` with a ``RefreshSummary``:
 ///
-/// - **Debounce.** A refresh fires once the outstanding count has reached zero and stayed zero
+/// - **Debounce.** A refresh fires once no request has been under way (and no ``hold()`` held)
 ///   for `debounce` (2 s by default). A download that starts during that interval cancels it;
-///   the count reaching zero again re-arms it. So a burst of downloads gives one refresh, not
+///   the last one finishing re-arms it. So a burst of downloads gives one refresh, not
 ///   one per image, and a later burst gives a later refresh. With a zero debounce the refresh
-///   fires as soon as the count is zero.
+///   fires as soon as nothing is under way.
 /// - **Network work only.** Only bursts in which a network request started (a
-///   ``DownloadEvent/started(url:localName:)``) are refreshed. Images that finish without one —
+///   ``ImageEvent/started(url:localName:)``) are refreshed. Images that finish without one —
 ///   cache hits, skipped hosts, unusable URLs — change nothing on disk, so on their own they
 ///   never cause a refresh (they are counted in the next refresh that does fire, and they
 ///   neither delay nor cancel a pending one).
+/// - **Holds.** Work the coming refresh must include that is not a download (a page written
+///   again once its images are in) takes a ``RefreshHold`` with ``hold()``: the refresh waits for
+///   its ``RefreshHold/release(rewrittenPage:)`` as it waits for a download.
 /// - **Maximum wait** (off by default). With `maxWait`, a refresh is never put off for longer
 ///   than that after the burst's first network request or the previous refresh: during a long
 ///   stream of downloads a ``RefreshReason/maxWait`` progress refresh fires every `maxWait`,
-///   whether or not the count is zero, so the viewer can show progress.
+///   whether or not requests are under way, so the viewer can show progress.
 /// - **Declared end.** After ``finishInput()`` the debounce is not waited out: the refresh fires
-///   as soon as the count is zero (at once when it already is and something was downloaded since
+///   as soon as nothing is under way (at once when nothing is and something was downloaded since
 ///   the last refresh). Then the notifier is *finished*: event streams end, waiters return, and
 ///   later events are ignored.
+///
+/// The number of images outstanding (queued for the network or in flight) is the downloader's
+/// ``ImageDownloader/outstandingCount``; the notifier only follows the requests it hears of.
 ///
 /// Events reach you three ways, in the same order: the `onEvent` callback, any number of
 /// ``events()`` streams, and — for refreshes only — an `Notification.Name.imgcacheRefresh`
@@ -39,7 +45,7 @@ public final class RefreshNotifier: Sendable {
     /// notification carries its ``RefreshSummary``.
     public static let summaryUserInfoKey = "summary"
 
-    /// How long the outstanding count must stay zero before a refresh fires.
+    /// How long nothing must be under way before a refresh fires.
     public let debounce: Duration
     /// The longest a refresh is put off during a burst, if limited.
     public let maxWait: Duration?
@@ -51,7 +57,7 @@ public final class RefreshNotifier: Sendable {
 
     /// Creates a notifier.
     /// - Parameters:
-    ///   - debounce: how long the outstanding count must stay zero before a refresh (≥ 0).
+    ///   - debounce: how long nothing must be under way before a refresh (≥ 0).
     ///   - maxWait: if set (> 0), the longest a refresh is put off after the first network
     ///     request of a burst or the previous refresh; `nil` (the default) for no limit.
     ///   - clock: the clock timing the debounce and the maximum wait, and measuring
@@ -89,14 +95,14 @@ public final class RefreshNotifier: Sendable {
     // MARK: - Input
 
     /// Records what the downloader did. Safe from any thread; ignored once the notifier has
-    /// finished (see ``finishInput()``).
+    /// finished (see ``finishInput()``). A `refresh` event is the notifier's own and is ignored.
     ///
-    /// A `finished` event is matched with a `started` one for the same URL; a `finished` with no
-    /// `started` (a cache hit, a skipped host, an unusable URL) is counted but leaves the
-    /// outstanding count alone.
-    public func record(_ event: DownloadEvent) {
+    /// A `finished` or `failed` event is matched with a `started` one for the same URL; one with no
+    /// `started` (a cache hit, a skipped host, an unusable URL) is counted but ends no request.
+    public func record(_ event: ImageEvent) {
         transact { state in
             guard !state.closed else { return }
+            if case .refresh = event { return }
             let now = clock.now()
             // Catch up first: a deadline that passed before this event fires even if the timer
             // task has not run yet, so behaviour depends on clock time, not task scheduling.
@@ -106,37 +112,64 @@ public final class RefreshNotifier: Sendable {
             switch event {
             case .started(let url, let localName):
                 state.inFlight[url, default: 0] += 1
-                state.outstanding += 1
+                state.underWay += 1
                 state.quietDeadline = nil
                 markNetworkActivity(&state, now: now)
                 publish(.started(url: url, localName: localName), in: &state)
-            case .finished(let outcome):
+            case .finished(let outcome), .failed(let outcome):
                 if let running = state.inFlight[outcome.url] {
                     state.inFlight[outcome.url] = running > 1 ? running - 1 : nil
-                    state.outstanding -= 1
+                    state.underWay -= 1
                 } else if outcome.status == .downloaded || outcome.status == .revalidated {
                     // Defensive: the cache changed although no start was seen.
                     markNetworkActivity(&state, now: now)
                 }
                 state.tally.add(outcome)
                 publish(outcome.status == .failed ? .failed(outcome) : .finished(outcome), in: &state)
-            case .holdRefresh:
-                // Counted like a download in flight, but no image event.
-                state.outstanding += 1
-                state.quietDeadline = nil
-            case .releaseRefresh(let rewrittenPage):
-                state.outstanding = max(0, state.outstanding - 1)
-                if let rewrittenPage { state.tally.rewrittenPages.append(rewrittenPage) }
+            case .refresh:
+                break
             }
+            update(&state, now: now)
+        }
+    }
+
+    /// Holds the coming refresh until the hold is released: for work a viewer must see before it
+    /// reloads that is not a download, such as a page written again once its images are in.
+    /// Counted like a request under way (the debounce starts when the last hold is released),
+    /// but no image event. Release every hold exactly once; a second release does nothing.
+    public func hold() -> RefreshHold {
+        transact { state in
+            guard !state.closed else { return }
+            let now = clock.now()
+            update(&state, now: now)
+            guard !state.closed else { return }
+            if state.burstStart == nil { state.burstStart = now }
+            state.underWay += 1
+            state.quietDeadline = nil
+            update(&state, now: now)
+        }
+        return RefreshHold(notifier: self)
+    }
+
+    /// Ends a hold; `rewrittenPage`, the path of a page written again meanwhile, is listed by the refresh.
+    fileprivate func release(rewrittenPage: String?) {
+        transact { state in
+            guard !state.closed else { return }
+            let now = clock.now()
+            update(&state, now: now)
+            guard !state.closed else { return }
+            if state.burstStart == nil { state.burstStart = now }
+            state.underWay = max(0, state.underWay - 1)
+            if let rewrittenPage { state.tally.rewrittenPages.append(rewrittenPage) }
             update(&state, now: now)
         }
     }
 
     /// Declares that no more work will come (a one-shot fetch is done).
     ///
-    /// From now on the refresh fires as soon as the outstanding count is zero, without waiting out
+    /// From now on the refresh fires as soon as nothing is under way, without waiting out
     /// the debounce — at once if the count is zero already and something was downloaded since the
-    /// last refresh. Once the count is zero and that refresh (if any) is delivered, the notifier is
+    /// last refresh. Once nothing is under way and that refresh (if any) is delivered, the notifier is
     /// finished: ``events()`` streams end, ``waitUntilIdle()`` and ``waitForRefresh()`` return,
     /// and later events are ignored. Call it once every fetch you started has returned (events
     /// still outstanding are waited for, but work that has not started yet is not). Calling it
@@ -182,8 +215,8 @@ public final class RefreshNotifier: Sendable {
         return stream
     }
 
-    /// The number of network downloads started and not yet finished.
-    public var outstandingCount: Int { state.withLock { $0.outstanding } }
+    /// Network requests under way and holds not yet released: what a refresh waits to reach zero.
+    var underWayCount: Int { state.withLock { $0.underWay } }
 
     /// What the next refresh would report if it fired now: the images finished since the previous
     /// refresh (`reason` is ``RefreshReason/settled`` and means nothing here).
@@ -191,7 +224,7 @@ public final class RefreshNotifier: Sendable {
         state.withLock { state in
             let now = clock.now()
             var summary = state.tally
-            summary.outstanding = state.outstanding
+            summary.outstanding = state.underWay
             summary.elapsed = state.burstStart.map { now - $0 } ?? .zero
             return summary
         }
@@ -265,13 +298,13 @@ public final class RefreshNotifier: Sendable {
     private func update(_ state: inout NotifierState, now: Duration) {
         guard !state.closed else { return }
         if state.needsRefresh {
-            if state.outstanding == 0 && (state.inputFinished || debounce == .zero) {
+            if state.underWay == 0 && (state.inputFinished || debounce == .zero) {
                 fire(state.inputFinished ? .inputFinished : .settled, &state, now: now)
-            } else if state.outstanding == 0, let quiet = state.quietDeadline, quiet <= now {
+            } else if state.underWay == 0, let quiet = state.quietDeadline, quiet <= now {
                 fire(.settled, &state, now: now)
             } else if let deadline = state.maxWaitDeadline, deadline <= now {
                 fire(.maxWait, &state, now: now)
-            } else if state.outstanding == 0 && state.quietDeadline == nil {
+            } else if state.underWay == 0 && state.quietDeadline == nil {
                 state.quietDeadline = now + debounce
             }
         }
@@ -288,14 +321,14 @@ public final class RefreshNotifier: Sendable {
 
     private func fire(_ reason: RefreshReason, _ state: inout NotifierState, now: Duration) {
         var summary = state.tally
-        summary.outstanding = state.outstanding
+        summary.outstanding = state.underWay
         summary.reason = reason
         summary.elapsed = now - (state.burstStart ?? now)
         state.tally = RefreshSummary()
         state.lastRefresh = summary
         if state.inputFinished { state.closingRefresh = summary }
         // Downloads still outstanding (a progress refresh) carry on as the next burst.
-        let continuing = state.outstanding > 0
+        let continuing = state.underWay > 0
         state.needsRefresh = continuing
         state.burstStart = continuing ? now : nil
         state.maxWaitDeadline = continuing ? maxWait.map { now + $0 } : nil
@@ -430,7 +463,8 @@ private struct NotifierState {
 
     /// Network requests started and not finished, by URL (a URL may be fetched twice at once).
     var inFlight: [String: Int] = [:]
-    var outstanding = 0
+    /// Requests started and not finished, plus holds not released.
+    var underWay = 0
     /// A network request started since the previous refresh (or was outstanding at it).
     var needsRefresh = false
     /// When the current burst began.
@@ -460,7 +494,7 @@ private struct NotifierState {
     var draining = false
 
     /// No download outstanding and no refresh pending (or finished).
-    var isIdle: Bool { closed || (outstanding == 0 && !needsRefresh) }
+    var isIdle: Bool { closed || (underWay == 0 && !needsRefresh) }
 
     mutating func makeID() -> UInt64 {
         nextID += 1
@@ -480,3 +514,24 @@ private struct NotifierClock: Sendable {
     }
 }
 
+
+/// A refresh held back by ``RefreshNotifier/hold()`` until ``release(rewrittenPage:)``.
+public final class RefreshHold: Sendable {
+    private let notifier: RefreshNotifier
+    private let released = ThreadLocked(false)
+
+    fileprivate init(notifier: RefreshNotifier) {
+        self.notifier = notifier
+    }
+
+    /// Lets the refresh go ahead; `rewrittenPage` is the path of a page written again while the
+    /// hold lasted, which the refresh lists (``RefreshSummary/rewrittenPages``). Only the first
+    /// call counts.
+    public func release(rewrittenPage: String? = nil) {
+        let first = released.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { notifier.release(rewrittenPage: rewrittenPage) }
+    }
+}

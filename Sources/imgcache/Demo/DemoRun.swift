@@ -58,7 +58,7 @@ struct DemoRun: Sendable {
         } catch {
             throw Failure(description: "\(error)")
         }
-        let run: FetchSession.PageRun
+        let run: FileLocalization
         do {
             run = try await session.localize(
                 pageURL, mode: .live,
@@ -82,7 +82,7 @@ struct DemoRun: Sendable {
         }
         var manifestFailed = false
         do {
-            try session.writeManifest([run.manifestPage])
+            try session.writeManifest([run.manifestRecord])
         } catch {
             Diagnostics.error("cannot write the manifest: \(error)")
             manifestFailed = true

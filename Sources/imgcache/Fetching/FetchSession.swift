@@ -2,34 +2,13 @@ import Foundation
 import ImgCache
 import ImgCacheHTTPClient
 
-/// One run of the download pipeline shared by `fetch`, `watch` and `demo`: the cache, the
-/// transport, the downloader and the refresh notifier wired to the event printer, the progress
-/// display and the `--on-refresh` hook. Pages are localised one call at a time; ``finish()``
-/// waits for the last refresh and closes the connections.
+/// A ``LocalizationSession`` as `fetch`, `watch` and `demo` run it: on the AsyncHTTPClient
+/// transport, with its events printed (`--events`), shown as progress, and handed to the
+/// `--on-refresh` hook, in the order they happen.
 final class FetchSession: Sendable {
     let settings: FetchSettings
-    let store: ImageCacheStore
-    let downloader: ImageDownloader
-    let notifier: RefreshNotifier
-    private let transport: AsyncHTTPClientTransport
-    private let printer: EventPrinter?
-    private let progress: ProgressDisplay?
-
-    /// What localising one page produced.
-    struct PageRun: Sendable {
-        /// The page's part of the manifest.
-        var manifestPage: FetchManifest.Page
-        /// What happened to each distinct image, by absolute URL.
-        var outcomes: [String: DownloadOutcome]
-        /// The images that could not be localised.
-        var failures: [DownloadOutcome]
-        /// The encoding the file was read in.
-        var encoding: HTMLEncoding
-        /// The absolute URLs of the stylesheets a page links.
-        var linkedStylesheets: [String]
-        /// "page.html: 20 images (18 downloaded, 2 failed) -> out/page.html"
-        var summaryLine: String
-    }
+    let session: LocalizationSession
+    private let output: EventOutput
 
     /// Why the session could not start.
     struct StartError: Error, CustomStringConvertible {
@@ -38,12 +17,14 @@ final class FetchSession: Sendable {
 
     init(settings: FetchSettings) throws {
         self.settings = settings
+        let store: ImageCacheStore
         do {
             store = try ImageCacheStore(directory: settings.cacheFolder, naming: settings.rewriteOptions.naming,
                                         policy: settings.cachePolicy)
         } catch {
             throw StartError(description: "cannot use the cache folder \(settings.cacheFolder): \(error)")
         }
+        let transport: AsyncHTTPClientTransport
         do {
             // No connection attempt outlives --timeout: one still going (to a server whose TLS
             // handshake stalls, say) after its image has failed would hold the end of the run.
@@ -55,19 +36,17 @@ final class FetchSession: Sendable {
             throw StartError(description: "\(option) \(error)")
         }
         let style = settings.rewriteOptions.referenceStyle
-        let printer = settings.printsEvents ? EventPrinter(localPath: { style.reference(to: $0) }) : nil
-        let progress = settings.quiet ? nil : ProgressDisplay()
-        let hook = settings.onRefresh.map(RefreshHook.init(command:))
-        notifier = RefreshNotifier(debounce: settings.debounce, maxWait: settings.maxWait, notificationCenter: nil) { event in
-            printer?.print(event)
-            progress?.record(event)
-            if case .refresh(let summary) = event { hook?.run(summary) }
-        }
-        self.printer = printer
-        self.progress = progress
-        downloader = ImageDownloader(transport: transport, store: store, policy: settings.downloadPolicy,
-                                     onEvent: notifier.record)
+        output = EventOutput(printer: settings.printsEvents ? EventPrinter(localPath: { style.reference(to: $0) }) : nil,
+                             progress: settings.quiet ? nil : ProgressDisplay(),
+                             hook: settings.onRefresh.map(RefreshHook.init(command:)))
+        let configuration = LocalizationSession.Configuration(
+            store: store, transport: transport, downloadPolicy: settings.downloadPolicy, rewriting: settings.rewriteOptions,
+            debounce: settings.debounce, maxWait: settings.maxWait)
+        let output = self.output
+        session = LocalizationSession(configuration, onEvent: output.isActive ? output.record : nil)
     }
+
+    var store: ImageCacheStore { session.store }
 
     /// Advice for failures a person can fix with an option: certificates from a CA that is not trusted.
     static func hint(for failures: [DownloadOutcome]) -> String? {
@@ -80,126 +59,70 @@ final class FetchSession: Sendable {
         return untrusted ? "to trust a company's or a test server's CA, pass its certificate with --cacert FILE (PEM)" : nil
     }
 
-    /// Reads (or fetches) a page or stylesheet, localises its images in `mode`, and writes the
-    /// rewritten copy.
-    /// - Parameters:
-    ///   - referringEncoding: for a stylesheet that declares no encoding and is not ASCII, the
-    ///     encoding of a page linking it (asked only then, since finding it may mean waiting).
-    ///   - imagesFound: told how many distinct images the file has, before any is fetched.
-    ///   - pageWritten: told when the file has been written, and where.
-    /// - Throws: `PageLoadError` when a URL cannot be fetched, `FileError` when a file cannot be
-    ///   read or written.
-    func localize(_ input: FetchInput, mode: FetchMode,
-                  referringEncoding: (@Sendable (WebURL?) async -> HTMLEncoding?)? = nil,
-                  imagesFound: (@Sendable (Int) -> Void)? = nil,
-                  pageWritten: (@Sendable (RewriteResult, String) -> Void)? = nil) async throws -> PageRun {
-        var options = settings.rewriteOptions
-        let bytes: [UInt8]
-        var url = input.url
-        if input.isRemote, let remote = WebURL(input.source) {
-            let loaded = try await PageLoader.load(remote, transport: transport, userAgent: settings.downloadPolicy.userAgent,
-                                                      privateNetworks: settings.downloadPolicy.privateNetworks)
-            bytes = loaded.bytes
-            url = loaded.url
-            downloader.noteHTTPVersion(loaded.httpVersion, forOriginOf: loaded.url)
-            // An explicit --charset beats the server's.
-            if options.transportEncodingLabel == nil { options.transportEncodingLabel = loaded.charset }
-        } else {
-            bytes = try await Self.read(input.source)
-        }
-        let destination = input.output
-        // Each file refers to the cache folder by the path from its own folder.
-        options.referenceStyle = settings.referenceStyle(fromFolder: (destination as NSString).deletingLastPathComponent)
-        if let site = input.site {
-            options.isSiteFile = { site.relativePath(servingURL: $0) != nil }
-        }
-        let document: LocalizedDocument
-        switch input.kind {
-        case .stylesheet:
-            let needsReferrer = StylesheetEncoding.needsReferringEncoding(bytes)
-            document = .stylesheet(referringEncoding: needsReferrer ? await referringEncoding?(url) : nil)
-        case .page, .asset:
-            document = .page
-        }
-        let localizer = PageLocalizer(rewriter: ImageRewriter(options: options), downloader: downloader)
-        let progress = self.progress
-        let printer = self.printer
-        let name = input.name
-        let result = try await localizer.localize(
-            bytes, pageURL: url, document: document, mode: mode,
-            imagesFound: { count in
-                progress?.addImages(count)
-                imagesFound?(count)
-            },
-            pageReady: { rewritten in
-                try await Self.write(rewritten, to: destination)
-                printer?.printPage(input: name, output: destination, rewritten: rewritten)
-                pageWritten?(rewritten, destination)
-            })
-        for warning in result.page.warnings { Diagnostics.warn("\(name): \(warning)") }
-        let counts = Dictionary(grouping: result.outcomes.values, by: \.status).mapValues(\.count)
-        let summary = [DownloadStatus.downloaded, .revalidated, .cached, .failed, .skipped]
-            .compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
-            .joined(separator: ", ")
-        let linked = result.page.linkedStylesheets
-        let page = FetchManifest.Page(input: name, kind: input.kind == .stylesheet ? .stylesheet : .page, output: destination,
-                                      pageURL: url?.serialized,
-                                      references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes),
-                                      stylesheets: linked.isEmpty ? nil : linked)
-        return PageRun(manifestPage: page, outcomes: result.outcomes, failures: result.failures, encoding: result.page.encoding,
-                       linkedStylesheets: linked,
-                       summaryLine: "\(name): \(result.outcomes.count) images (\(summary.isEmpty ? "none" : summary)) -> \(destination)")
+    /// Localises every input of `plan` (`--parallel` files at once) and copies its site files.
+    func run(_ plan: LocalizationPlan, mode: FetchMode, filesAtOnce: Int) async -> SiteLocalization {
+        let output = self.output
+        return await session.localize(
+            plan, mode: mode, filesAtOnce: filesAtOnce,
+            imagesFound: { _, count in output.imagesFound(count) },
+            written: { input, rewritten in output.written(input, rewritten) })
     }
 
-    /// ``localize(_:mode:referringEncoding:imagesFound:pageWritten:)`` for one argument given on its own.
+    /// Localises one input, reporting its images and its writes as a run of the plan does.
+    func localize(_ input: LocalizationInput, mode: FetchMode,
+                  imagesFound: (@Sendable (Int) -> Void)? = nil,
+                  pageWritten: (@Sendable (RewriteResult, String) -> Void)? = nil) async throws -> FileLocalization {
+        let output = self.output
+        return try await session.localize(
+            input, mode: mode,
+            imagesFound: { count in
+                output.imagesFound(count)
+                imagesFound?(count)
+            },
+            written: { rewritten in
+                output.written(input, rewritten)
+                pageWritten?(rewritten, input.output)
+            })
+    }
+
+    /// ``localize(_:mode:imagesFound:pageWritten:)`` for one argument given on its own.
     func localize(_ argument: String, mode: FetchMode,
                   imagesFound: (@Sendable (Int) -> Void)? = nil,
-                  pageWritten: (@Sendable (RewriteResult, String) -> Void)? = nil) async throws -> PageRun {
+                  pageWritten: (@Sendable (RewriteResult, String) -> Void)? = nil) async throws -> FileLocalization {
         try await localize(.single(argument, out: settings.out, baseURL: settings.baseURL), mode: mode,
                            imagesFound: imagesFound, pageWritten: pageWritten)
     }
 
-    /// Reads a file on a Dispatch thread: file work stays off the cooperative pool.
-    static func read(_ path: String) async throws -> [UInt8] {
-        try await onFileThread { try AtomicFile.read(path) }
+    /// "page.html: 20 images (18 downloaded, 2 failed) -> out/page.html"
+    static func summaryLine(_ file: FileLocalization) -> String {
+        let counts = Dictionary(grouping: file.outcomes.values, by: \.status).mapValues(\.count)
+        let summary = [DownloadStatus.downloaded, .revalidated, .cached, .failed, .skipped]
+            .compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+            .joined(separator: ", ")
+        return "\(file.input.name): \(file.outcomes.count) images (\(summary.isEmpty ? "none" : summary)) -> \(file.input.output)"
     }
 
-    /// Writes a rewritten page atomically, in pieces, on a Dispatch thread.
-    static func write(_ page: RewriteResult, to path: String) async throws {
-        try await onFileThread { try page.write(toFile: path) }
-    }
-
-    /// Copies a site file into the output (a hard link where possible) on a Dispatch thread.
-    static func copy(_ copy: FetchCopy) async throws {
-        _ = try await onFileThread { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
-    }
-
-    private static let fileQueue = DispatchQueue(label: "imgcache.files", qos: .userInitiated, attributes: .concurrent)
-
-    private static func onFileThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            fileQueue.async { continuation.resume(with: Result { try work() }) }
-        }
+    /// Copies a site file into the output as it is.
+    func copy(_ copy: SiteFileCopy) async throws {
+        try await session.copy(copy)
     }
 
     /// Writes the manifest for `pages` (atomically).
     func writeManifest(_ pages: [FetchManifest.Page]) throws {
-        let manifest = FetchManifest(cacheDirectory: settings.cacheFolder, pages: pages)
-        try AtomicFile.write(to: settings.manifestPath) { emit in try manifest.encode(into: emit) }
+        try FetchManifest(cacheDirectory: settings.cacheFolder, pages: pages).write(toFile: settings.manifestPath)
     }
 
     /// Stops the downloads under way: they end as failed (`cancelled`) and nothing half-written is left.
     func cancelDownloads() async {
-        await downloader.cancelAll()
+        await session.cancelDownloads()
     }
 
     /// Declares that no more pages will come, waits for the final refresh (at once if nothing is
-    /// downloading), ends the progress display and closes the connections.
+    /// downloading) and for its hook, ends the progress display and closes the connections.
     @discardableResult
     func finish() async -> RefreshSummary? {
-        let refresh = await notifier.finishInputAndWait()
-        progress?.finish()
-        await transport.shutdown()
+        let refresh = await session.finish()
+        await output.finish()
         return refresh
     }
 }

@@ -31,10 +31,8 @@ struct EventPrinter: Sendable {
     }
 
     /// A page was (re)written: where, and how many of its image references point into the cache.
-    func printPage(input: String, output: String, rewritten: RewriteResult) {
-        write(["event": "page", "input": input, "output": output,
-               "references": rewritten.references.count,
-               "rewritten": rewritten.references.filter(\.rewritten).count])
+    func printPage(input: String, output: String, references: Int, rewritten: Int) {
+        write(["event": "page", "input": input, "output": output, "references": references, "rewritten": rewritten])
     }
 
     private func write(_ object: [String: Any]) {

@@ -12,9 +12,9 @@ import Subprocess
 struct RefreshHook: Sendable {
     let command: String
 
-    /// Runs the command and waits for it, so that one refresh's command has finished before the
-    /// next refresh (or the end of the run) is reported.
-    func run(_ summary: RefreshSummary) {
+    /// Runs the command and waits for it (``EventOutput`` reports nothing else meanwhile), so that
+    /// one refresh's command has finished before the next refresh (or the end of the run) is reported.
+    func run(_ summary: RefreshSummary) async {
         let environment = Environment.inherit.updating([
             "IMGCACHE_DOWNLOADED": String(summary.downloaded),
             "IMGCACHE_REVALIDATED": String(summary.revalidated),
@@ -26,10 +26,13 @@ struct RefreshHook: Sendable {
             "IMGCACHE_ELAPSED": String(format: "%.3f", summary.elapsedSeconds),
             "IMGCACHE_OUTSTANDING": String(summary.outstanding),
         ])
-        let command = command
-        let outcome = BlockingWait.result {
-            try await Subprocess.run(.path("/bin/sh"), arguments: ["-c", command], environment: environment,
-                                     output: .currentStandardOutput, error: .currentStandardError).terminationStatus
+        let outcome: Result<TerminationStatus, any Error>
+        do {
+            outcome = .success(try await Subprocess.run(
+                .path("/bin/sh"), arguments: ["-c", command], environment: environment,
+                output: .currentStandardOutput, error: .currentStandardError).terminationStatus)
+        } catch {
+            outcome = .failure(error)
         }
         switch outcome {
         case .success(.exited(0)):

@@ -44,9 +44,9 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let plan: FetchPlan
+        let plan: LocalizationPlan
         do {
-            plan = try FetchPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
+            plan = try LocalizationPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
                                  baseURL: options.page.pageURL, copiesAssets: !noCopy)
         } catch .conflict(let reason) {
             throw ValidationError(reason)
@@ -61,30 +61,30 @@ struct FetchCommand: AsyncParsableCommand {
             Diagnostics.error("\(error)")
             throw ExitCode.failure
         }
-        let (results, copyFailures) = await FetchRunner(session: session, filesAtOnce: parallel).run(plan, mode: mode.mode)
+        let site = await session.run(plan, mode: mode.mode, filesAtOnce: parallel)
         await session.finish()
 
         var pages: [FetchManifest.Page] = []
-        var ioFailed = !copyFailures.isEmpty
+        var ioFailed = !site.copyFailures.isEmpty
         var failures: [DownloadOutcome] = []
-        var runs: [FetchSession.PageRun] = []
-        for failure in copyFailures { Diagnostics.error("cannot copy \(failure)") }
-        for result in results {
+        var files: [FileLocalization] = []
+        for failure in site.copyFailures { Diagnostics.error("cannot copy \(failure)") }
+        for result in site.results {
             switch result {
-            case .localized(let run):
-                pages.append(run.manifestPage)
-                failures += run.failures
-                runs.append(run)
-            case .failed(let error as PageLoadError):
+            case .success(let file):
+                pages.append(file.manifestRecord)
+                failures += file.failures
+                files.append(file)
+            case .failure(let error as PageLoadError):
                 Diagnostics.error(error.description)
                 if let hint = FetchSession.hint(forReason: error.reason) { Diagnostics.note("imgcache: hint: \(hint)") }
                 ioFailed = true
-            case .failed(let error):
+            case .failure(let error):
                 Diagnostics.error("\(error)")
                 ioFailed = true
             }
         }
-        if !options.quiet { summarize(runs, plan: plan) }
+        if !options.quiet { summarize(files, plan: plan) }
         do {
             try session.writeManifest(pages)
         } catch {
@@ -102,11 +102,11 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// One line per file given on its own; one line per site folder.
-    private func summarize(_ runs: [FetchSession.PageRun], plan: FetchPlan) {
+    private func summarize(_ files: [FileLocalization], plan: LocalizationPlan) {
         let siteRoots = plan.sites.map(\.root)
         var perSite: [String: (files: Int, images: Set<String>, failed: Set<String>)] = [:]
-        for run in runs {
-            let input = run.manifestPage.input
+        for run in files {
+            let input = run.input.name
             if let root = siteRoots.first(where: { input.hasPrefix(($0 as NSString).appendingPathComponent("")) }) {
                 var entry = perSite[root, default: (0, [], [])]
                 entry.files += 1
@@ -114,7 +114,7 @@ struct FetchCommand: AsyncParsableCommand {
                 entry.failed.formUnion(run.failures.map(\.url))
                 perSite[root] = entry
             } else {
-                Diagnostics.note(run.summaryLine)
+                Diagnostics.note(FetchSession.summaryLine(run))
             }
         }
         for site in plan.sites {

@@ -46,8 +46,8 @@ struct WatchCommand: AsyncParsableCommand {
         if !(interval > 0) { throw ValidationError("--interval must be a positive number of seconds.") }
     }
 
-    private func plan() throws(FetchPlan.Problem) -> FetchPlan {
-        try FetchPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
+    private func plan() throws(LocalizationPlan.Problem) -> LocalizationPlan {
+        try LocalizationPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
                       baseURL: options.page.pageURL, copiesAssets: !noCopy)
     }
 
@@ -56,7 +56,7 @@ struct WatchCommand: AsyncParsableCommand {
             Diagnostics.error("cannot read \(missing)")
             throw ExitCode.failure
         }
-        let firstPlan: FetchPlan
+        let firstPlan: LocalizationPlan
         do {
             firstPlan = try plan()
         } catch .conflict(let reason) {
@@ -83,7 +83,7 @@ struct WatchCommand: AsyncParsableCommand {
             var watched = WatchedFiles(firstPlan)
             var files = InputFileWatcher(paths: watched.paths)
             for input in firstPlan.inputs { await watcher.pageChanged(input) }
-            for copy in firstPlan.copies { await Self.copy(copy) }
+            for copy in firstPlan.copies { await Self.copy(copy, with: session) }
             while !Task.isCancelled {
                 try? await Task.sleep(for: pause)
                 // Site folders are listed again: a new file is watched, and localised once still.
@@ -95,7 +95,7 @@ struct WatchCommand: AsyncParsableCommand {
                     case .modified(let path):
                         switch watched.items[path] {
                         case .input(let input): await watcher.pageChanged(input)
-                        case .copy(let copy): await Self.copy(copy)
+                        case .copy(let copy): await Self.copy(copy, with: session)
                         case nil: break
                         }
                     case .removed(let path):
@@ -124,9 +124,9 @@ struct WatchCommand: AsyncParsableCommand {
         if !results.failures.isEmpty { throw ExitCode(2) }
     }
 
-    private static func copy(_ copy: FetchCopy) async {
+    private static func copy(_ copy: SiteFileCopy, with session: FetchSession) async {
         do {
-            try await FetchSession.copy(copy)
+            try await session.copy(copy)
         } catch {
             Diagnostics.error("cannot copy \(error)")
         }
@@ -136,22 +136,25 @@ struct WatchCommand: AsyncParsableCommand {
 /// What `watch` keeps an eye on, by source path: pages and stylesheets, and site files to copy.
 private struct WatchedFiles {
     enum Item {
-        case input(FetchInput)
-        case copy(FetchCopy)
+        case input(LocalizationInput)
+        case copy(SiteFileCopy)
     }
 
     var items: [String: Item] = [:]
 
-    init(_ plan: FetchPlan) {
+    init(_ plan: LocalizationPlan) {
         _ = merge(plan)
     }
 
     var paths: [String] { Array(items.keys) }
 
     /// Takes in a fresh plan's files; returns the paths that are new.
-    mutating func merge(_ plan: FetchPlan) -> [String] {
+    mutating func merge(_ plan: LocalizationPlan) -> [String] {
         var new: [String] = []
-        for input in plan.inputs where items.updateValue(.input(input), forKey: input.source) == nil { new.append(input.source) }
+        for input in plan.inputs {
+            let path = input.path ?? input.name
+            if items.updateValue(.input(input), forKey: path) == nil { new.append(path) }
+        }
         for copy in plan.copies where items.updateValue(.copy(copy), forKey: copy.source) == nil { new.append(copy.source) }
         return new
     }

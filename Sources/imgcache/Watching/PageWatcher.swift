@@ -8,11 +8,11 @@ actor PageWatcher {
     private let session: FetchSession
     /// Inputs by source path, in the order first seen.
     private var inputs: [String] = []
-    private var known: [String: FetchInput] = [:]
+    private var known: [String: LocalizationInput] = [:]
     private var running: [String: Task<Void, Never>] = [:]
     private var generations: [String: Int] = [:]
     /// The latest finished run of each page.
-    private var latest: [String: FetchSession.PageRun] = [:]
+    private var latest: [String: FileLocalization] = [:]
     /// Inputs whose latest version could not be read or written.
     private var unreadable: Set<String> = []
 
@@ -23,8 +23,8 @@ actor PageWatcher {
 
     /// Localises `input` again, superseding any run of an earlier version: that run's downloads go
     /// on (the new version probably wants most of the same images), but its result is not kept.
-    func pageChanged(_ input: FetchInput) {
-        let source = input.source
+    func pageChanged(_ input: LocalizationInput) {
+        let source = input.path ?? input.name
         if known.updateValue(input, forKey: source) == nil { inputs.append(source) }
         let generation = generations[source, default: 0] + 1
         generations[source] = generation
@@ -34,12 +34,12 @@ actor PageWatcher {
     /// Notes that an input file disappeared. A page given on its own keeps its last rewritten copy
     /// (it is probably being saved anew); a file of a site folder was deleted from the site, so
     /// its copy is deleted from the output too and it leaves the manifest.
-    func pageRemoved(_ input: FetchInput) {
+    func pageRemoved(_ input: LocalizationInput) {
         guard input.site != nil else {
             Diagnostics.warn("\(input.name) is gone; its rewritten page stays; waiting for it to come back")
             return
         }
-        let source = input.source
+        let source = input.path ?? input.name
         generations[source, default: 0] += 1
         running[source]?.cancel()
         running[source] = nil
@@ -70,17 +70,17 @@ actor PageWatcher {
     /// The pages' manifest entries, in input order, and the images that failed in their latest versions.
     var results: (pages: [FetchManifest.Page], failures: [DownloadOutcome], hadErrors: Bool) {
         let runs = inputs.compactMap { latest[$0] }
-        return (runs.map(\.manifestPage), runs.flatMap(\.failures), !unreadable.isEmpty)
+        return (runs.map(\.manifestRecord), runs.flatMap(\.failures), !unreadable.isEmpty)
     }
 
-    private func localize(_ input: FetchInput, generation: Int) async {
-        let source = input.source
+    private func localize(_ input: LocalizationInput, generation: Int) async {
+        let source = input.path ?? input.name
         do {
             let run = try await session.localize(input, mode: .live)
             guard generations[source] == generation, !Task.isCancelled else { return }
             latest[source] = run
             unreadable.remove(source)
-            if !session.settings.quiet { Diagnostics.note(run.summaryLine) }
+            if !session.settings.quiet { Diagnostics.note(FetchSession.summaryLine(run)) }
             for failure in run.failures {
                 Diagnostics.note("imgcache: failed: \(failure.url): \(failure.error ?? "unknown error")")
             }

@@ -46,7 +46,7 @@ final class NotifierTestBox<Value: Sendable>: @unchecked Sendable {
 enum NotifierFixtures {
     static func url(_ name: String) -> String { "https://img.example/\(name).png" }
 
-    static func start(_ name: String) -> DownloadEvent {
+    static func start(_ name: String) -> ImageEvent {
         .started(url: url(name), localName: "\(name).png")
     }
 
@@ -59,7 +59,7 @@ enum NotifierFixtures {
     }
 
     static func finish(_ name: String, _ status: DownloadStatus = .downloaded, bytes: Int = 100,
-                       error: String? = nil) -> DownloadEvent {
+                       error: String? = nil) -> ImageEvent {
         .finished(outcome(name, status, bytes: bytes, error: error))
     }
 

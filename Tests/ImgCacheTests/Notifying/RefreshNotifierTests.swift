@@ -21,14 +21,14 @@ private typealias F = NotifierFixtures
     @Test func burstGivesOneRefreshAfterTheDebounce() async {
         let (notifier, clock, log) = makeNotifier()
         for name in ["a", "b", "c"] { notifier.record(F.start(name)) }
-        #expect(notifier.outstandingCount == 3)
+        #expect(notifier.underWayCount == 3)
         clock.advance(by: .seconds(1))
         notifier.record(F.finish("a", bytes: 10))
         clock.advance(by: .milliseconds(100))
         notifier.record(F.finish("b", bytes: 20))
         clock.advance(by: .milliseconds(100))
         notifier.record(F.finish("c", bytes: 30))
-        #expect(notifier.outstandingCount == 0)
+        #expect(notifier.underWayCount == 0)
 
         clock.advance(by: .milliseconds(1999))
         await F.settle()
@@ -187,7 +187,7 @@ private typealias F = NotifierFixtures
         #expect(received == log.events)
 
         notifier.record(F.start("late")) // ignored once finished
-        #expect(notifier.outstandingCount == 0)
+        #expect(notifier.underWayCount == 0)
         #expect(log.events.count == 5)
         #expect(notifier.subscriberCount == 0)
     }
@@ -226,7 +226,7 @@ private typealias F = NotifierFixtures
         await F.settle()
         #expect(log.events.isEmpty)
         #expect(clock.sleeperCount == 0)
-        #expect(notifier.outstandingCount == 0)
+        #expect(notifier.underWayCount == 0)
         #expect(await notifier.finishInputAndWait() == nil)
         var count = 0
         for await _ in notifier.events() { count += 1 } // finished: ends at once
@@ -281,7 +281,7 @@ private typealias F = NotifierFixtures
         notifier.record(.finished(DownloadOutcome(url: "data:x", localName: "", status: .failed,
                                                   error: "not an http(s) image URL")))
         notifier.record(F.finish("off", .skipped, error: "host off.example is not on the allow-list"))
-        #expect(notifier.outstandingCount == 0)
+        #expect(notifier.underWayCount == 0)
         clock.advance(by: .seconds(2))
         await notifier.waitUntilIdle()
         let summary = try #require(log.refreshes.first)
@@ -301,12 +301,12 @@ private typealias F = NotifierFixtures
         notifier.record(F.start("a"))
         notifier.record(F.start("a"))
         notifier.record(F.finish("a"))
-        #expect(notifier.outstandingCount == 1)
+        #expect(notifier.underWayCount == 1)
         clock.advance(by: .seconds(5))
         await F.settle()
         #expect(log.refreshes.isEmpty)
         notifier.record(F.finish("a"))
-        #expect(notifier.outstandingCount == 0)
+        #expect(notifier.underWayCount == 0)
         clock.advance(by: .seconds(2))
         await notifier.waitUntilIdle()
         #expect(log.refreshes.map(\.downloaded) == [2])
@@ -323,25 +323,52 @@ private typealias F = NotifierFixtures
         #expect(summary.finished == 8)
     }
 
+    // MARK: - Holds
+
+    @Test("a hold keeps the refresh back until it is released, once, and the refresh lists the page it names")
+    func holdDelaysTheRefreshUntilReleased() async {
+        let (notifier, clock, log) = makeNotifier()
+        notifier.record(F.start("a"))
+        let hold = notifier.hold()
+        notifier.record(F.finish("a"))
+        #expect(notifier.underWayCount == 1)
+        clock.advance(by: .seconds(10))
+        await F.settle()
+        #expect(log.refreshes.isEmpty, "no refresh while the hold lasts, however long")
+        // No image event for a hold.
+        #expect(log.events.map(\.kind) == ["started", "finished"])
+
+        hold.release(rewrittenPage: "/cache/index.html")
+        hold.release(rewrittenPage: "/cache/again.html")
+        #expect(notifier.underWayCount == 0, "a second release gives nothing back")
+        clock.advance(by: .milliseconds(1999))
+        await F.settle()
+        #expect(log.refreshes.isEmpty, "the debounce starts at the release")
+        clock.advance(by: .milliseconds(1))
+        await notifier.waitUntilIdle()
+        #expect(log.refreshes.map(\.rewrittenPages) == [["/cache/index.html"]])
+        #expect(log.refreshes.map(\.downloaded) == [1])
+    }
+
     // MARK: - Many threads
 
     @Test func concurrentProducersKeepExactCounts() async {
         let (notifier, clock, log) = makeNotifier()
-        let handler: @Sendable (DownloadEvent) -> Void = notifier.record // what a downloader gets
+        let handler: @Sendable (ImageEvent) -> Void = notifier.record // what a downloader gets
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 DispatchQueue.concurrentPerform(iterations: 50) { producer in
                     for item in 0..<20 {
                         let name = "p\(producer)-\(item)"
                         handler(F.start(name))
-                        _ = notifier.outstandingCount
+                        _ = notifier.underWayCount
                         handler(item % 7 == 3 ? F.finish(name, .failed, error: "HTTP 503") : F.finish(name, bytes: 1))
                     }
                 }
                 done.resume()
             }
         }
-        #expect(notifier.outstandingCount == 0)
+        #expect(notifier.underWayCount == 0)
         #expect(log.refreshes.isEmpty) // the manual clock has not moved
         clock.advance(by: .seconds(2))
         await notifier.waitUntilIdle()
@@ -392,7 +419,7 @@ private typealias F = NotifierFixtures
         let refreshes = events.compactMap(\.refreshSummary)
         #expect(refreshes.count >= 1)
         #expect(refreshes.map(\.downloaded).reduce(0, +) == 1000)
-        #expect(notifier.outstandingCount == 0)
+        #expect(notifier.underWayCount == 0)
         // Delivery order is consistent: each refresh counts exactly the images finished before it.
         var finishedSinceRefresh = 0
         for event in events {
@@ -520,7 +547,7 @@ private typealias F = NotifierFixtures
         let holder = NotifierTestBox<RefreshNotifier?>(nil)
         let notifier = RefreshNotifier(debounce: .zero, clock: ManualClock(), notificationCenter: nil) { event in
             guard let notifier = holder.value else { return }
-            seen.update { $0.append(notifier.outstandingCount) }
+            seen.update { $0.append(notifier.underWayCount) }
             if case .refresh = event {
                 notifier.record(F.finish("extra", .cached)) // queued behind this delivery, not a deadlock
                 _ = notifier.pendingSummary

@@ -1,4 +1,5 @@
 import Foundation
+import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
@@ -165,6 +166,41 @@ struct SiteFetchTests {
         let map = object["images"] as? [String: String] ?? [:]
         #expect(Set(map.keys) == Set(site.imagePaths.map(server.url)))
         for (url, name) in map { #expect(name == LocalImageNaming().localName(for: WebURL(url)!)) }
+        try await server.shutdown()
+    }
+
+    @Test("an app localises a site folder in-process through the library's session: the same files as the CLI writes, each image once, one refresh")
+    func wholeSiteInProcess() async throws {
+        let server = try await TestImageServer.start()
+        let folder = try TemporaryFolder()
+        let site = try GeneratedSite(server: server, folder: folder)
+        let out = folder.path("Web")
+        let cacheFolder = folder.path("Web/images")
+        let plan = try LocalizationPlan(arguments: [folder.path("site")], out: out, cacheFolder: cacheFolder,
+                                        baseURL: WebURL(site.base), copiesAssets: true)
+        let session = LocalizationSession(.init(store: try ImageCacheStore(directory: cacheFolder), transport: AsyncHTTPClientTransport(),
+                                                downloadPolicy: DownloadPolicy(perHostConcurrency: 64), debounce: .seconds(60)))
+        let written = ThreadSafeLog<String>()
+        let found = ThreadSafeLog<Int>()
+        let result = await session.localize(plan, mode: .build, imagesFound: { _, count in found.append(count) },
+                                            written: { input, _ in written.append(input.output) })
+        let refresh = await session.finish()
+
+        #expect(result.results.count == site.files.count)
+        #expect(result.copyFailures.isEmpty)
+        #expect(result.localized.count == site.files.count, "\(result.results)")
+        #expect(result.localized.allSatisfy { $0.failures.isEmpty })
+        for path in site.files.keys.sorted() {
+            let text = try String(contentsOfFile: folder.path("Web/\(path)"), encoding: .utf8)
+            #expect(text == site.expectedOutput(path), "\(path)")
+        }
+        #expect(Set(written.values) == Set(site.files.keys.map { folder.path("Web/\($0)") }), "one write per file in build mode")
+        #expect(written.values.count == site.files.count)
+        #expect(found.values.count == site.files.count)
+        for path in site.imagePaths { #expect(server.requestCount(path) == 1, "\(path)") }
+        #expect(FileManager.default.contents(atPath: folder.path("Web/js/app.js")) == FileManager.default.contents(atPath: folder.path("site/js/app.js")))
+        #expect(refresh?.downloaded == site.imagePaths.count)
+        #expect(session.outstandingCount == 0)
         try await server.shutdown()
     }
 

@@ -23,12 +23,11 @@ public struct OfflinePage: Sendable {
 /// handler (use `LocalReferenceStyle.urlPrefix("imgcache://")`) and skip the reload.
 public final class OfflinePageLoader: Sendable {
     /// The cache the images go to; the page is written beside them.
-    public let store: ImageCacheStore
+    public var store: ImageCacheStore { session.store }
     /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
-    public let notifier: RefreshNotifier
-    private let downloader: ImageDownloader
-    private let transport: any ImageTransport
-    private let referenceStyle: LocalReferenceStyle
+    public var notifier: RefreshNotifier { session.notifier }
+    /// The pipeline the loader runs on.
+    public let session: LocalizationSession
 
     /// Creates a loader.
     /// - Parameters:
@@ -39,19 +38,23 @@ public final class OfflinePageLoader: Sendable {
     ///     suits `loadFileURL`; `.urlPrefix("imgcache://")` suits a scheme handler.
     ///   - debounce: how long downloads must be idle before a refresh.
     ///   - notificationCenter: where refreshes are also posted as `.imgcacheRefresh` (nil: nowhere).
-    public init(store: ImageCacheStore, transport: any ImageTransport, policy: DownloadPolicy = DownloadPolicy(),
-                referenceStyle: LocalReferenceStyle = .relativePath("."), debounce: Duration = .seconds(2),
-                notificationCenter: NotificationCenter? = .default) {
-        self.store = store
-        self.transport = transport
-        self.referenceStyle = referenceStyle
-        let notifier = RefreshNotifier(debounce: debounce, notificationCenter: notificationCenter)
-        self.notifier = notifier
-        self.downloader = ImageDownloader(transport: transport, store: store, policy: policy, onEvent: notifier.record)
+    public convenience init(store: ImageCacheStore, transport: any ImageTransport, policy: DownloadPolicy = DownloadPolicy(),
+                            referenceStyle: LocalReferenceStyle = .relativePath("."), debounce: Duration = .seconds(2),
+                            notificationCenter: NotificationCenter? = .default) {
+        self.init(session: LocalizationSession(.init(
+            store: store, transport: transport, downloadPolicy: policy,
+            rewriting: RewriteOptions(naming: store.naming, referenceStyle: referenceStyle), debounce: debounce,
+            notificationCenter: notificationCenter)))
     }
 
-    /// The number of downloads under way.
-    public var outstandingCount: Int { downloader.outstandingCount }
+    /// Creates a loader on a session of your own making; pages refer to images as its
+    /// configuration's ``RewriteOptions/referenceStyle`` says.
+    public init(session: LocalizationSession) {
+        self.session = session
+    }
+
+    /// The outstanding count: images queued for the network or in flight.
+    public var outstandingCount: Int { session.outstandingCount }
 
     /// Rewrites `html` for the cache, writes it into the cache folder as `pageName`, and starts
     /// downloading its images. Returns as soon as the page file is written.
@@ -62,51 +65,40 @@ public final class OfflinePageLoader: Sendable {
         guard !pageName.isEmpty, pageName != ".", pageName != "..", !pageName.contains("/"), !pageName.contains("\0") else {
             throw FileError(path: pageName, reason: "a page name must be a plain file name, without '/' and not '.' or '..'")
         }
-        var options = RewriteOptions(naming: store.naming, referenceStyle: referenceStyle)
+        let session = self.session
+        var options = session.rewriteOptions
         options.transportEncodingLabel = transportEncodingLabel
-        // Images whose URL names no format: those already cached are rewritten at once.
-        let store = self.store
-        options.untypedName = { url in WebURL(url).flatMap(store.localName(for:)) }
-        let rewrite = ImageRewriter(options: options).rewrite(html, pageURL: pageURL)
+        let prepared = session.prepare(html, url: pageURL, as: .page, options: options)
         let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
-        try rewrite.write(toFile: pagePath)
-        var seen: Set<String> = []
-        let urls = rewrite.references.compactMap { reference -> WebURL? in
-            guard reference.wantsImage, let url = reference.url, seen.insert(url).inserted else { return nil }
-            return WebURL(url)
-        }
-        let downloader = self.downloader
-        // The others are named by their bytes: the page is written again once they are in, and
-        // the refresh waits for that write and lists the page.
-        let awaitingType = rewrite.references.contains { $0.skipReason == .awaitingType }
-        if awaitingType { downloader.holdRefresh() }
+        try prepared.firstRewrite.write(toFile: pagePath)
+        // The images named by their bytes: the page is written again once they are in, and the
+        // refresh waits for that write and lists the page.
+        let hold = prepared.awaitsTypes ? session.notifier.hold() : nil
         let downloads = Task {
-            let results = await downloader.fetchAll(urls)
-            guard awaitingType else { return results }
-            let named = Dictionary(results.filter(\.isCached).map { ($0.url, $0.localName) }, uniquingKeysWith: { first, _ in first })
+            let results = await session.downloader.fetchAll(prepared.imageURLs)
+            guard let hold else { return results }
             var written: String?
-            if rewrite.references.contains(where: { $0.skipReason == .awaitingType && $0.url.flatMap { named[$0] } != nil }) {
-                var again = options
-                again.untypedName = { named[$0] }
-                let rewritten = ImageRewriter(options: again).rewrite(html, pageURL: pageURL)
-                if (try? await BlockingIO.run({ try rewritten.write(toFile: pagePath) })) != nil { written = pagePath }
+            if let rewritten = prepared.namingTypedImages(from: results),
+               (try? await BlockingIO.run({ try rewritten.write(toFile: pagePath) })) != nil {
+                written = pagePath
             }
-            downloader.releaseRefresh(rewrittenPage: written)
+            hold.release(rewrittenPage: written)
             return results
         }
         return OfflinePage(fileURL: URL(fileURLWithPath: pagePath),
                            readAccessURL: URL(fileURLWithPath: store.directory, isDirectory: true),
-                           rewrite: rewrite, downloads: downloads)
+                           rewrite: prepared.firstRewrite, downloads: downloads)
     }
 
     /// Fetches the page at `url` (its final URL is the base, its charset the encoding) as the
     /// policy allows (user agent, private networks), then does what `open(html:pageURL:)` does.
     /// - Throws: `PageLoadError` when the page cannot be fetched, `FileError` when it cannot be written.
     public func open(url: WebURL, pageName: String = "index.html") async throws -> OfflinePage {
-        let policy = downloader.policy
-        let page = try await PageLoader.load(url, transport: transport, userAgent: policy.userAgent,
+        let configuration = session.configuration
+        let policy = configuration.downloadPolicy
+        let page = try await PageLoader.load(url, transport: configuration.transport, userAgent: policy.userAgent,
                                              privateNetworks: policy.privateNetworks)
-        downloader.noteHTTPVersion(page.httpVersion, forOriginOf: page.url)
+        session.downloader.noteHTTPVersion(page.httpVersion, forOriginOf: page.url)
         return try open(html: page.bytes, pageURL: page.url, pageName: pageName, transportEncodingLabel: page.charset)
     }
 

@@ -107,6 +107,12 @@ public struct FetchManifest: Sendable, Codable {
         return bytes
     }
 
+    /// Writes the manifest to `path` as a whole file or not at all, in pieces.
+    /// - Throws: `FileError` naming the path.
+    public func write(toFile path: String) throws {
+        try AtomicFile.write(to: path) { emit in try encode(into: emit) }
+    }
+
     /// ``encoded()`` handed to `emit` in pieces of about 64 KB, in order, as ``AtomicFile/write(to:by:)``
     /// takes them. A manifest of 10,000 images is 6.5 MB; made whole (with the copies of its
     /// growing buffer) it was 6 MB of a cold 10,000-image run's 61 MB peak.

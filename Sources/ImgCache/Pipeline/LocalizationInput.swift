@@ -1,0 +1,75 @@
+public import Foundation
+
+/// One page or stylesheet to localise into a file: where it is read from, where its rewritten
+/// copy goes, and what its relative references resolve against.
+public struct LocalizationInput: Sendable {
+    /// Where the file's bytes come from.
+    public enum Source: Sendable, Equatable {
+        /// A file on disk.
+        case file(String)
+        /// A page or stylesheet fetched over http(s); its final URL (after redirects) is its base.
+        case url(WebURL)
+    }
+
+    /// How messages and the manifest name it: the argument as given, or the site folder joined
+    /// with the file's path.
+    public let name: String
+    /// Where it is read from.
+    public let source: Source
+    /// Where the rewritten file is written.
+    public let output: String
+    /// `.page` or `.stylesheet`.
+    public let kind: SiteTree.FileKind
+    /// What relative references resolve against (a URL source: where it is finally loaded from).
+    public let url: WebURL?
+    /// The site folder the file belongs to: references to its other files are left as they are.
+    public let site: SiteTree?
+
+    /// Creates an input.
+    public init(name: String, source: Source, output: String, kind: SiteTree.FileKind, url: WebURL?, site: SiteTree? = nil) {
+        self.name = name
+        self.source = source
+        self.output = output
+        self.kind = kind
+        self.url = url
+        self.site = site
+    }
+
+    /// The path read, for a file source.
+    public var path: String? {
+        if case .file(let path) = source { return path }
+        return nil
+    }
+
+    /// A file or http(s) URL given on its own: written to `<out>/<its name>` (for a URL, its last
+    /// path segment, or `index.html`), a stylesheet when its path ends in `.css`, resolved against
+    /// `baseURL` (a URL: against where it is loaded from).
+    public static func single(_ argument: String, out: String, baseURL: WebURL?) -> LocalizationInput {
+        let remote = WebURL(argument).flatMap { $0.isHTTP ? $0 : nil }
+        let isStylesheet = SiteTree.kind(ofPath: WebURL(argument)?.path ?? argument) == .stylesheet
+        return LocalizationInput(name: argument, source: remote.map(Source.url) ?? .file(argument),
+                                 output: outputPath(for: argument, out: out),
+                                 kind: isStylesheet ? .stylesheet : .page, url: baseURL)
+    }
+
+    /// Where a page or stylesheet given on its own is written: `<out>/<file name>`; for a URL, its
+    /// last path segment (percent-decoded), or `index.html` when the path ends in `/`.
+    static func outputPath(for input: String, out: String) -> String {
+        let name: String
+        if let url = WebURL(input), url.isHTTP {
+            let last = url.path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+            name = last.isEmpty ? "index.html" : OutputFileName.fromURLSegment(last)
+        } else {
+            name = (input as NSString).lastPathComponent
+        }
+        return (out as NSString).appendingPathComponent(name)
+    }
+}
+
+/// A file of a site folder that is neither a page nor a stylesheet: copied to `output` as it is.
+public struct SiteFileCopy: Sendable {
+    /// The file in the site folder.
+    public let source: String
+    /// Where the copy goes.
+    public let output: String
+}

@@ -1,0 +1,37 @@
+public import Foundation
+
+extension LocalizationSession {
+    /// Everything a ``LocalizationSession`` is built from.
+    public struct Configuration: Sendable {
+        /// The cache the images go into; its naming (extensions, fan-out) is the one pages use.
+        public var store: ImageCacheStore
+        /// Performs the HTTP requests: `URLSessionTransport` in an app, the AsyncHTTPClient one on a server.
+        public var transport: any ImageTransport
+        /// Download limits, time-outs, retries, accepted formats, allowed hosts and networks.
+        public var downloadPolicy: DownloadPolicy
+        /// How pages are rewritten: reference style, lazy attributes, images whose URL names no
+        /// format, the encoding to assume. Images are named as ``store`` names them, whatever
+        /// `rewriting.naming` says. Files the session writes refer to the cache by the path from
+        /// their own folder, unless ``RewriteOptions/referenceStyle`` is a URL prefix.
+        public var rewriting: RewriteOptions
+        /// How long downloads must be idle before a refresh.
+        public var debounce: Duration
+        /// During a long run of downloads, a progress refresh at least this often (nil: none).
+        public var maxWait: Duration?
+        /// Where refreshes are also posted as `.imgcacheRefresh` (nil: nowhere).
+        public var notificationCenter: NotificationCenter?
+
+        /// Creates a configuration; the defaults suit an app.
+        public init(store: ImageCacheStore, transport: any ImageTransport, downloadPolicy: DownloadPolicy = DownloadPolicy(),
+                    rewriting: RewriteOptions = RewriteOptions(), debounce: Duration = .seconds(2), maxWait: Duration? = nil,
+                    notificationCenter: NotificationCenter? = nil) {
+            self.store = store
+            self.transport = transport
+            self.downloadPolicy = downloadPolicy
+            self.rewriting = rewriting
+            self.debounce = debounce
+            self.maxWait = maxWait
+            self.notificationCenter = notificationCenter
+        }
+    }
+}

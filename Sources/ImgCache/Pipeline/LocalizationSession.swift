@@ -1,0 +1,199 @@
+public import Foundation
+
+/// The pipeline that makes pages work offline: find a page's images, download them into the
+/// cache, rewrite the page to use them, and announce the refresh a viewer reloads on.
+///
+/// One session serves any number of pages, stylesheets and site folders: they share its
+/// downloader (each distinct image is fetched once, under one set of limits), its cache and its
+/// ``notifier`` (one outstanding count, one refresh for all of them). An app keeps one for as
+/// long as it shows pages (``OfflinePageLoader`` wraps one); a build step makes one, localises a
+/// folder with ``localize(_:mode:filesAtOnce:imagesFound:written:)``, and calls ``finish()``.
+///
+/// Build it from a ``Configuration``:
+///
+/// ```swift
+/// let store = try ImageCacheStore(directory: cacheFolder)
+/// let session = LocalizationSession(.init(store: store, transport: URLSessionTransport()))
+/// let result = try await session.localize(html, url: pageURL, mode: .build)
+/// try result.page.write(toFile: pagePath)
+/// ```
+public final class LocalizationSession: Sendable {
+    /// What the session was built from.
+    public let configuration: Configuration
+    /// The cache the images go into.
+    public var store: ImageCacheStore { configuration.store }
+    /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
+    public let notifier: RefreshNotifier
+    let downloader: ImageDownloader
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - configuration: the cache, the transport and the policies.
+    ///   - onEvent: called with every event the ``notifier`` reports, in order, never twice at
+    ///     once (see ``RefreshNotifier``); ``RefreshNotifier/events()`` gives the same as streams.
+    public init(_ configuration: Configuration, onEvent: (@Sendable (ImageEvent) -> Void)? = nil) {
+        self.configuration = configuration
+        notifier = RefreshNotifier(debounce: configuration.debounce, maxWait: configuration.maxWait,
+                                   notificationCenter: configuration.notificationCenter, onEvent: onEvent)
+        downloader = ImageDownloader(transport: configuration.transport, store: configuration.store,
+                                     policy: configuration.downloadPolicy, onEvent: notifier.record)
+    }
+
+    /// The outstanding count: images that need the network and are not done yet (queued or in
+    /// flight). The refresh comes once it has stayed zero for the debounce.
+    public var outstandingCount: Int { downloader.outstandingCount }
+
+    // MARK: - Pages and stylesheets in memory
+
+    /// Localises one page or stylesheet given as bytes.
+    /// - Parameters:
+    ///   - bytes: the file's bytes, in whatever encoding it uses.
+    ///   - url: where it is served from; relative references resolve against it.
+    ///   - document: a page (the default) or a stylesheet.
+    ///   - mode: `.build` rewrites once the downloads are done, keeping failed images remote;
+    ///     `.live` rewrites everything first and calls `pageReady` before downloading, and again
+    ///     once images whose URL names no format have been named by their bytes.
+    ///   - imagesFound: told how many distinct images the file has, before any is fetched.
+    ///   - pageReady: receives the rewritten file as soon as it is final for the mode (in live
+    ///     mode, the refresh waits for its second call).
+    /// - Throws: what `pageReady` throws.
+    public func localize(
+        _ bytes: [UInt8], url: WebURL?, as document: LocalizedDocument = .page, mode: FetchMode,
+        imagesFound: (@Sendable (Int) -> Void)? = nil,
+        pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
+    ) async throws -> PageLocalization {
+        try await localize(bytes, url: url, as: document, options: rewriteOptions, mode: mode,
+                           imagesFound: imagesFound, pageReady: pageReady)
+    }
+
+    /// The configuration's rewrite options, naming images as the store does.
+    var rewriteOptions: RewriteOptions {
+        var options = configuration.rewriting
+        options.naming = store.naming
+        return options
+    }
+
+    func localize(
+        _ bytes: [UInt8], url: WebURL?, as document: LocalizedDocument, options: RewriteOptions, mode: FetchMode,
+        imagesFound: (@Sendable (Int) -> Void)?, pageReady: (@Sendable (RewriteResult) async throws -> Void)?
+    ) async throws -> PageLocalization {
+        let prepared = prepare(bytes, url: url, as: document, options: options)
+        imagesFound?(prepared.imageURLs.count)
+        if mode == .live { try await pageReady?(prepared.firstRewrite) }
+        // In live mode a page with images named by their bytes is written again once they are
+        // in, and the refresh (the moment a viewer reloads) must come after that write.
+        let hold = mode == .live && prepared.awaitsTypes ? notifier.hold() : nil
+        defer { hold?.release() }
+        let results = await downloader.fetchAll(prepared.imageURLs)
+        let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+        let final = mode == .live ? prepared.namingTypedImages(from: results) : prepared.keepingFailuresRemote(results)
+        guard let final else { return PageLocalization(page: prepared.firstRewrite, outcomes: outcomes) }
+        try await pageReady?(final)
+        return PageLocalization(page: final, outcomes: outcomes)
+    }
+
+    /// The first rewrite of a file: every image pointing into the cache, but those whose URL names
+    /// no format and that the cache does not know yet.
+    func prepare(_ bytes: [UInt8], url: WebURL?, as document: LocalizedDocument, options: RewriteOptions) -> PreparedDocument {
+        var options = options
+        // Images whose URL names no format are named by their bytes: those the cache already has
+        // are rewritten at once.
+        let store = self.store
+        if options.untypedImages, options.untypedName == nil {
+            options.untypedName = { url in WebURL(url).flatMap(store.localName(for:)) }
+        }
+        return PreparedDocument(bytes: bytes, url: url, document: document, options: options)
+    }
+
+    // MARK: - Files
+
+    /// Reads (or fetches) a page or stylesheet, localises its images in `mode`, and writes the
+    /// rewritten copy to ``LocalizationInput/output``, atomically. It refers to the cache by the
+    /// path from its own folder (unless the reference style is a URL prefix).
+    /// - Parameters:
+    ///   - referringEncoding: for a stylesheet that declares no encoding and is not ASCII, the
+    ///     encoding of a page linking it (asked only then, since finding it may mean waiting).
+    ///   - imagesFound: told how many distinct images the file has, before any is fetched.
+    ///   - written: told each time the file has been written (twice in live mode when images
+    ///     named by their bytes come in).
+    /// - Throws: `PageLoadError` when a URL cannot be fetched, `FileError` when a file cannot be
+    ///   read or written.
+    public func localize(
+        _ input: LocalizationInput, mode: FetchMode,
+        referringEncoding: (@Sendable (WebURL?) async -> HTMLEncoding?)? = nil,
+        imagesFound: (@Sendable (Int) -> Void)? = nil,
+        written: (@Sendable (RewriteResult) -> Void)? = nil
+    ) async throws -> FileLocalization {
+        var options = rewriteOptions
+        let bytes: [UInt8]
+        var url = input.url
+        switch input.source {
+        case .url(let remote):
+            let policy = configuration.downloadPolicy
+            let loaded = try await PageLoader.load(remote, transport: configuration.transport, userAgent: policy.userAgent,
+                                                   privateNetworks: policy.privateNetworks)
+            bytes = loaded.bytes
+            url = loaded.url
+            downloader.noteHTTPVersion(loaded.httpVersion, forOriginOf: loaded.url)
+            // A charset the configuration names beats the server's.
+            if options.transportEncodingLabel == nil { options.transportEncodingLabel = loaded.charset }
+        case .file(let path):
+            bytes = try await BlockingIO.run { try AtomicFile.read(path) }
+        }
+        let destination = input.output
+        options.referenceStyle = referenceStyle(fromFolder: (destination as NSString).deletingLastPathComponent)
+        if let site = input.site {
+            options.isSiteFile = { site.relativePath(servingURL: $0) != nil }
+        }
+        let document: LocalizedDocument
+        switch input.kind {
+        case .stylesheet:
+            let needsReferrer = StylesheetEncoding.needsReferringEncoding(bytes)
+            document = .stylesheet(referringEncoding: needsReferrer ? await referringEncoding?(url) : nil)
+        case .page, .asset:
+            document = .page
+        }
+        let result = try await localize(
+            bytes, url: url, as: document, options: options, mode: mode, imagesFound: imagesFound,
+            pageReady: { rewritten in
+                try await BlockingIO.run { try rewritten.write(toFile: destination) }
+                written?(rewritten)
+            })
+        let linked = result.page.linkedStylesheets
+        let record = FetchManifest.Page(input: input.name, kind: input.kind == .stylesheet ? .stylesheet : .page,
+                                        output: destination, pageURL: url?.serialized,
+                                        references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes),
+                                        stylesheets: linked.isEmpty ? nil : linked)
+        return FileLocalization(input: input, manifestRecord: record, localization: result)
+    }
+
+    /// How a file written in `folder` refers to the cache: the cache folder's path from there, or
+    /// the configured URL prefix.
+    func referenceStyle(fromFolder folder: String) -> LocalReferenceStyle {
+        if case .urlPrefix = configuration.rewriting.referenceStyle { return configuration.rewriting.referenceStyle }
+        return .relativePath(RelativePath.from(folder: folder.isEmpty ? "." : folder, to: store.directory))
+    }
+
+    /// Copies a site file into the output as it is (a hard link where possible), atomically.
+    /// - Throws: `FileError` naming the file.
+    public func copy(_ copy: SiteFileCopy) async throws {
+        _ = try await BlockingIO.run { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
+    }
+
+    // MARK: - Ending
+
+    /// Stops the downloads under way: they end as failed (cancelled) and nothing half-written is left.
+    public func cancelDownloads() async {
+        await downloader.cancelAll()
+    }
+
+    /// Declares that no more files will come, waits for the final refresh (at once if nothing is
+    /// downloading), and closes the transport's connections.
+    /// - Returns: the summary of the refresh fired after the call, if any.
+    @discardableResult
+    public func finish() async -> RefreshSummary? {
+        let refresh = await notifier.finishInputAndWait()
+        await configuration.transport.shutdown()
+        return refresh
+    }
+}
