@@ -172,19 +172,19 @@ public final class AsyncHTTPClientTransport: ImageTransport {
                let refusal = Self.guardError(error, outcome: guardProxy.outcome(host: target.host, port: target.port), host: target.host) {
                 throw refusal
             }
-            if let problem = CertificateProblem(error), let target = URLAuthority(request.url) {
+            if let refusal = HandshakeRefusal(error), let target = URLAuthority(request.url) {
                 let host = target.host
-                let reason: String
+                let problem: CertificateProblem
                 if case .direct = route {
-                    reason = await diagnosis.reason(host: host, port: target.port, hostnameMismatch: problem == .hostname)
+                    problem = await diagnosis.problem(host: host, port: target.port, hostnameMismatch: refusal == .hostname)
                 } else {
                     // Seen from here the server may present another certificate than through the
                     // proxy (which may re-sign TLS with its own CA), so no second look is taken.
-                    reason = problem == .hostname
-                        ? "issued for another host name (through the proxy)"
-                        : "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)"
+                    problem = refusal == .hostname
+                        ? CertificateProblem(.otherHost, "issued for another host name (through the proxy)")
+                        : CertificateProblem(.unverified, "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)")
                 }
-                throw TransportError.certificate(host: host, reason: reason)
+                throw TransportError.certificate(host: host, problem: problem)
             }
             throw Self.transportError(for: error)
         }

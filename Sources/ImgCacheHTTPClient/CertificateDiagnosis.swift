@@ -1,3 +1,4 @@
+import ImgCache
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -16,7 +17,7 @@ import X509
 /// went away, the request went through a proxy tunnel) leaves a plain "not trusted" reason.
 final class CertificateDiagnosis: Sendable {
     private let group: any EventLoopGroup
-    private let looks = NIOLockedValueBox<[String: Task<String, Never>]>([:])
+    private let looks = NIOLockedValueBox<[String: Task<CertificateProblem, Never>]>([:])
 
     init(group: any EventLoopGroup) {
         self.group = group
@@ -24,7 +25,7 @@ final class CertificateDiagnosis: Sendable {
 
     /// Why `host:port`'s certificate was refused. `hostnameMismatch`: the chain was trusted but is
     /// not for `host` (NIOSSL tells that case apart itself).
-    func reason(host: String, port: Int, hostnameMismatch: Bool) async -> String {
+    func problem(host: String, port: Int, hostnameMismatch: Bool) async -> CertificateProblem {
         let key = "\(host):\(port):\(hostnameMismatch)"
         let task = looks.withLockedValue { looks in
             if let existing = looks[key] { return existing }
@@ -40,31 +41,33 @@ final class CertificateDiagnosis: Sendable {
     }
 
     /// Explains a refused chain (leaf first) for `host`.
-    static func explain(_ chain: [Certificate], host: String, hostnameMismatch: Bool, now: Date) -> String {
+    static func explain(_ chain: [Certificate], host: String, hostnameMismatch: Bool, now: Date) -> CertificateProblem {
         for certificate in chain {
             let whose = certificate == chain.first ? "" : " (\(name(certificate.subject)) in its chain)"
             if certificate.notValidAfter < now {
-                return "expired on \(day(certificate.notValidAfter))\(whose)"
+                return CertificateProblem(.outsideValidity, "expired on \(day(certificate.notValidAfter))\(whose)")
             }
             if certificate.notValidBefore > now {
-                return "not valid before \(day(certificate.notValidBefore))\(whose)"
+                return CertificateProblem(.outsideValidity, "not valid before \(day(certificate.notValidBefore))\(whose)")
             }
         }
         guard let leaf = chain.first, let top = chain.last else {
-            return hostnameMismatch ? "issued for another host name" : "not trusted (chain or dates refused)"
+            return hostnameMismatch
+                ? CertificateProblem(.otherHost, "issued for another host name")
+                : CertificateProblem(.unverified, "not trusted (chain or dates refused)")
         }
         if hostnameMismatch {
             let names = subjectNames(leaf)
-            return names.isEmpty
+            return CertificateProblem(.otherHost, names.isEmpty
                 ? "names no host (no subject alternative name)"
-                : "issued for \(names.joined(separator: ", ")), not \(host)"
+                : "issued for \(names.joined(separator: ", ")), not \(host)")
         }
         if top.issuer == top.subject {
-            return chain.count == 1
+            return CertificateProblem(.untrustedIssuer, chain.count == 1
                 ? "self-signed (\(name(leaf.subject))), not issued by a trusted CA"
-                : "issued by \(name(top.subject)), which is not a trusted CA"
+                : "issued by \(name(top.subject)), which is not a trusted CA")
         }
-        return "issued by \(name(top.issuer)), which is not a trusted CA"
+        return CertificateProblem(.untrustedIssuer, "issued by \(name(top.issuer)), which is not a trusted CA")
     }
 
     /// The DNS names and IP addresses a certificate is for.

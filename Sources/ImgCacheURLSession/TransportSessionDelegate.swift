@@ -195,11 +195,11 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         }
         switch urlError.code {
         case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
-            return .certificate(host: host, reason: "not issued by a trusted CA")
+            return .certificate(host: host, problem: CertificateProblem(.untrustedIssuer, "not issued by a trusted CA"))
         case .serverCertificateHasBadDate:
-            return .certificate(host: host, reason: "expired, or not valid yet")
+            return .certificate(host: host, problem: CertificateProblem(.outsideValidity, "expired, or not valid yet"))
         case .serverCertificateNotYetValid:
-            return .certificate(host: host, reason: "not valid yet")
+            return .certificate(host: host, problem: CertificateProblem(.outsideValidity, "not valid yet"))
         case .timedOut:
             return .timedOut
         case .badURL, .unsupportedURL:

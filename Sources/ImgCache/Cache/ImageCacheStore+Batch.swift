@@ -15,6 +15,8 @@ struct ImageToStore: Sendable {
     var contentType: String?
     var etag: String?
     var lastModified: String?
+    /// The format the downloader read off the bytes, so that the store need not read it again.
+    var format: ImageFormat? = nil
 }
 
 extension ImageCacheStore {
@@ -31,7 +33,7 @@ extension ImageCacheStore {
             return images.map { image in
                 Result {
                     try store(image.bytes, for: image.url, contentType: image.contentType, etag: image.etag,
-                              lastModified: image.lastModified, now: now)
+                              lastModified: image.lastModified, format: image.format, now: now)
                 }
             }
         }
@@ -43,7 +45,7 @@ extension ImageCacheStore {
         var results = [Result<CacheEntryMetadata, any Error>?](repeating: nil, count: images.count)
         var staged: [(position: Int, item: Staged)] = []
         for (position, image) in images.enumerated() {
-            guard let localName = storageName(for: image.url, bytes: image.bytes) else {
+            guard let localName = storageName(for: image.url, bytes: image.bytes, format: image.format) else {
                 results[position] = .failure(ImageCacheError.noLocalName(url: image.url.serializedWithoutFragment))
                 continue
             }

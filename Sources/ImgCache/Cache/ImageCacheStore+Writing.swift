@@ -33,8 +33,14 @@ extension ImageCacheStore {
         lastModified: String?,
         now: Date = Date()
     ) throws -> CacheEntryMetadata {
+        try store(bytes, for: url, contentType: contentType, etag: etag, lastModified: lastModified, format: nil, now: now)
+    }
+
+    /// ``store(_:for:contentType:etag:lastModified:now:)`` for bytes whose format was already read.
+    func store(_ bytes: [UInt8], for url: WebURL, contentType: String?, etag: String?, lastModified: String?,
+               format: ImageFormat?, now: Date) throws -> CacheEntryMetadata {
         let urlString = url.serializedWithoutFragment
-        guard let localName = storageName(for: url, bytes: bytes) else { throw ImageCacheError.noLocalName(url: urlString) }
+        guard let localName = storageName(for: url, bytes: bytes, format: format) else { throw ImageCacheError.noLocalName(url: urlString) }
         if let cap = policy.maxTotalBytes, bytes.count > cap {
             // Evicting everything else would not make room, so evict nothing.
             throw ImageCacheError.largerThanCache(url: urlString, byteCount: bytes.count, maxTotalBytes: cap)

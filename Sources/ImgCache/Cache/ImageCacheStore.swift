@@ -173,9 +173,9 @@ public final class ImageCacheStore: Sendable {
     /// The name `bytes` are stored under for `url`: the naming's, or for a URL whose path names no
     /// kind of file (``LocalImageNaming/PathKind/untyped``), `SHA-256(url).<the bytes' format>`
     /// (nil when they are no image format, or the path names another kind).
-    func storageName(for url: WebURL, bytes: [UInt8]) -> String? {
+    func storageName(for url: WebURL, bytes: [UInt8], format known: ImageFormat? = nil) -> String? {
         var name = naming.localName(for: url)
-        if name == nil, url.isHTTP, naming.pathKind(ofHTTPURL: url.serialized) == .untyped, let format = ImageFormat.detect(bytes) {
+        if name == nil, url.isHTTP, naming.pathKind(ofHTTPURL: url.serialized) == .untyped, let format = known ?? ImageFormat.detect(bytes) {
             name = naming.localName(for: url, format: format)
         }
         return name.flatMap { CacheFileLayout.isValidLocalName($0) ? $0 : nil }

@@ -13,7 +13,7 @@ public enum DownloadStatus: String, Sendable, Codable, Hashable {
 }
 
 /// The result of asking the downloader for one image.
-public struct DownloadOutcome: Sendable, Hashable, Codable {
+public struct DownloadOutcome: Sendable, Hashable {
     /// The image's absolute URL.
     public let url: String
     /// Its file name in the cache folder.
@@ -24,19 +24,20 @@ public struct DownloadOutcome: Sendable, Hashable, Codable {
     public let byteCount: Int
     /// The `Content-Type` the server gave.
     public let contentType: String?
-    /// Why it failed or was skipped, in words.
-    public let error: String?
+    /// Why it failed or was skipped.
+    public let failure: DownloadFailure?
 
     /// Whether the image is in the cache now.
     public var isCached: Bool { status == .cached || status == .downloaded || status == .revalidated }
 
     /// Creates an outcome.
-    public init(url: String, localName: String, status: DownloadStatus, byteCount: Int = 0, contentType: String? = nil, error: String? = nil) {
+    public init(url: String, localName: String, status: DownloadStatus, byteCount: Int = 0, contentType: String? = nil,
+                failure: DownloadFailure? = nil) {
         self.url = url
         self.localName = localName
         self.status = status
         self.byteCount = byteCount
         self.contentType = contentType
-        self.error = error
+        self.failure = failure
     }
 }

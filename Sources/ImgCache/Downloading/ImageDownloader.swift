@@ -12,7 +12,7 @@ import Foundation
 /// A class with its few shared pieces under locks rather than an actor: a fetch then never hops to
 /// an actor's executor and back (two hops an image fewer).
 public final class ImageDownloader: Sendable {
-    private let transport: any ImageTransport
+    private let exchange: HTTPExchange
     /// Where images are stored.
     public let store: ImageCacheStore
     /// The limits and rules in force.
@@ -48,12 +48,15 @@ public final class ImageDownloader: Sendable {
     ///     done (`finished`, or `failed`); never `refresh`. Pass a ``RefreshNotifier``'s `record`.
     public init(transport: any ImageTransport, store: ImageCacheStore, policy: DownloadPolicy = DownloadPolicy(),
                 onEvent: (@Sendable (ImageEvent) -> Void)? = nil) {
-        self.transport = transport
         self.store = store
         self.policy = policy
         self.globalLimit = AsyncSemaphore(value: policy.concurrency)
         self.writer = CacheWriteQueue(store: store)
-        self.originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
+        let originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
+        self.originLimits = originLimits
+        self.exchange = HTTPExchange(transport: transport, policy: .image(policy), observe: { version, url in
+            originLimits.observe(version, from: OriginLimits.origin(of: url))
+        })
         self.onEvent = onEvent
         self.acceptHeader = ImageFormat.acceptHeader(for: policy.acceptedFormats)
     }
@@ -219,7 +222,7 @@ public final class ImageDownloader: Sendable {
 
     private func cancelledOutcome(for url: WebURL) -> DownloadOutcome {
         DownloadOutcome(url: url.serializedWithoutFragment, localName: store.naming.localName(for: url) ?? "",
-                        status: .failed, error: "cancelled")
+                        status: .failed, failure: .cancelled)
     }
 
     /// Records the HTTP version the origin of `url` answered with elsewhere (say, for the page whose
@@ -246,17 +249,17 @@ public final class ImageDownloader: Sendable {
         defer { if counted { counter.decrement() } }
         let urlString = url.serializedWithoutFragment
         guard Self.mayBeImage(url, naming: store.naming) else {
-            return finish(DownloadOutcome(url: urlString, localName: "", status: .failed, error: "not an http(s) image URL"))
+            return finish(DownloadOutcome(url: urlString, localName: "", status: .failed, failure: .notAnImageURL))
         }
         // A URL that names no image format gets its name from its bytes: known once they are in
         // (or from the index, for one stored before).
         var localName = store.naming.localName(for: url) ?? ""
-        func outcome(_ status: DownloadStatus, _ metadata: CacheEntryMetadata? = nil, error: String? = nil) -> DownloadOutcome {
+        func outcome(_ status: DownloadStatus, _ metadata: CacheEntryMetadata? = nil, failure: DownloadFailure? = nil) -> DownloadOutcome {
             DownloadOutcome(url: urlString, localName: metadata?.localName ?? localName, status: status,
-                            byteCount: metadata?.byteCount ?? 0, contentType: metadata?.contentType, error: error)
+                            byteCount: metadata?.byteCount ?? 0, contentType: metadata?.contentType, failure: failure)
         }
         guard policy.allows(url) else {
-            return finish(outcome(.skipped, error: "host \(url.host ?? "") is not on the allow-list"))
+            return finish(outcome(.skipped, failure: .hostNotAllowed(host: url.host ?? "")))
         }
         let store = self.store
         let lookup: CacheLookup
@@ -282,140 +285,49 @@ public final class ImageDownloader: Sendable {
         if callerGaveUp?.isSet == true {
             globalLimit.signal()
             hostLimit.signal()
-            return finish(outcome(.failed, error: "cancelled"))
+            return finish(outcome(.failed, failure: .cancelled))
         }
-        let result = await request(url, stale: lookup.metadata)
+        let result = await exchange.get(url, headers: requestHeaders(revalidating: lookup.metadata),
+                                        acceptsNotModified: lookup.metadata != nil)
         // The limits bound requests on the network: storing the image does not hold a slot, so
         // the next request goes out while this one is written.
         globalLimit.signal()
         hostLimit.signal()
         switch result {
-        case .success(let response) where response.status == 304:
+        case .success(let success) where success.response.status == 304:
+            let response = success.response
             do {
                 try await BlockingIO.run { try store.markRevalidated(url, etag: response.header("ETag"), lastModified: response.header("Last-Modified")) }
                 return finish(outcome(.revalidated, lookup.metadata))
             } catch {
-                return finish(outcome(.failed, error: "could not update the cache: \(error)"))
+                return finish(outcome(.failed, failure: .storage(reason: "\(error)", revalidating: true)))
             }
-        case .success(let response):
+        case .success(let success):
+            let response = success.response
             do {
                 let metadata = try await writer.store(ImageToStore(
                     bytes: response.body, url: url, contentType: response.header("Content-Type"),
-                    etag: response.header("ETag"), lastModified: response.header("Last-Modified")))
+                    etag: response.header("ETag"), lastModified: response.header("Last-Modified"), format: success.format))
                 return finish(outcome(.downloaded, metadata))
             } catch {
-                return finish(outcome(.failed, error: "could not cache it: \(error)"))
+                return finish(outcome(.failed, failure: .storage(reason: "\(error)", revalidating: false)))
             }
-        case .failure(let reason):
-            return finish(outcome(.failed, error: reason.message))
+        case .failure(let failure):
+            return finish(outcome(.failed, failure: failure.reason))
         }
     }
 
-    /// `text` as it goes in a message: whole up to 200 characters, otherwise its start, so that a
-    /// hostile server's megabyte-long `Location` cannot fill the output.
-    static func excerpt(_ text: String) -> String {
-        text.count <= 200 ? text : text.prefix(200) + "… (\(text.utf8.count) bytes)"
+    /// The request headers of an image: the user agent, exactly the formats accepted, and the
+    /// validators of a stale copy.
+    private func requestHeaders(revalidating stale: CacheEntryMetadata?) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [("User-Agent", policy.userAgent), ("Accept", acceptHeader)]
+        if let etag = stale?.etag { headers.append(("If-None-Match", etag)) }
+        if let lastModified = stale?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
+        return headers
     }
 
     private func finish(_ outcome: DownloadOutcome) -> DownloadOutcome {
         onEvent?(outcome.status == .failed ? .failed(outcome) : .finished(outcome))
         return outcome
-    }
-
-    private struct Failure: Error {
-        let message: String
-    }
-
-    /// GETs the image, following redirects and retrying within the deadline; succeeds with a
-    /// 304 (when `stale` gave validators) or a 2xx whose bytes are an accepted image.
-    private func request(_ url: WebURL, stale: CacheEntryMetadata?) async -> Result<TransportResponse, Failure> {
-        let clock = ContinuousClock()
-        let deadline = clock.now + policy.timeout
-        var current = url
-        var redirects = 0
-        var attempt = 0
-        var headers: [(name: String, value: String)] = [("User-Agent", policy.userAgent), ("Accept", acceptHeader)]
-        if let etag = stale?.etag { headers.append(("If-None-Match", etag)) }
-        if let lastModified = stale?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
-
-        while true {
-            let failure: String
-            do {
-                let request = TransportRequest(url: current.serializedWithoutFragment, headers: headers,
-                                               maxBytes: policy.maxBytes, deadline: deadline,
-                                               privateNetworks: policy.privateNetworks)
-                let transport = self.transport
-                // The deadline is kept here unless the transport keeps it itself: a server that
-                // drips one byte a second must not hold a run, whatever a transport does with bodies.
-                let response = transport.keepsDeadlines
-                    ? try await transport.sendCheckingAddresses(request)
-                    : try await withDeadline(deadline) { try await transport.sendCheckingAddresses(request) }
-                originLimits.observe(response.httpVersion, from: OriginLimits.origin(of: current))
-                switch response.status {
-                case 301, 302, 303, 307, 308:
-                    guard let location = response.header("Location") else {
-                        return .failure(Failure(message: "HTTP \(response.status) without a Location"))
-                    }
-                    guard let next = WebURL(location, relativeTo: current) else {
-                        return .failure(Failure(message: "redirect to an invalid URL: \(Self.excerpt(location))"))
-                    }
-                    // Only http(s) is followed: a page's image must never read `file:` or reach `ftp:`.
-                    guard next.isHTTP else {
-                        return .failure(Failure(message: "redirect to \(Self.excerpt(next.serialized)) refused: not http(s)"))
-                    }
-                    redirects += 1
-                    guard redirects <= policy.maxRedirects else {
-                        return .failure(Failure(message: "more than \(policy.maxRedirects) redirects"))
-                    }
-                    current = next
-                    continue
-                case 304 where stale != nil:
-                    return .success(response)
-                case 200..<300:
-                    guard let format = ImageFormat.detect(response.body), policy.acceptedFormats.contains(format) else {
-                        let type = response.header("Content-Type") ?? "no content type"
-                        return .failure(Failure(message: "not an image: \(type) (\(response.body.count) bytes)"))
-                    }
-                    return .success(response)
-                case 500..<600:
-                    failure = "HTTP \(response.status)"
-                default:
-                    return .failure(Failure(message: "HTTP \(response.status)"))
-                }
-            } catch let error as TransportError {
-                if error == .timedOut || clock.now >= deadline {
-                    return .failure(Failure(message: "timed out after \(policy.timeout.formattedSeconds)"))
-                }
-                guard error.isTransient else { return .failure(Failure(message: error.description)) }
-                failure = error.description
-            } catch is CancellationError {
-                return .failure(Failure(message: "cancelled"))
-            } catch {
-                return .failure(Failure(message: "\(error)"))
-            }
-
-            // A retryable failure: wait (exponential backoff with jitter) unless that would pass the deadline.
-            guard attempt < policy.retries else {
-                return .failure(Failure(message: attempt == 0 ? failure : "\(failure) (after \(attempt + 1) attempts)"))
-            }
-            let delay = policy.retryDelay * (1 << attempt) * Double.random(in: 0.75...1.25)
-            guard clock.now + delay < deadline else {
-                return .failure(Failure(message: "\(failure) (no time left to retry)"))
-            }
-            attempt += 1
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                return .failure(Failure(message: "cancelled"))
-            }
-        }
-    }
-}
-
-extension Duration {
-    /// "2.5 s"
-    var formattedSeconds: String {
-        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
     }
 }

@@ -53,7 +53,7 @@ public struct TransportResponse: Sendable {
 }
 
 /// Why a transport could not deliver a response.
-public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The deadline passed before the response was complete.
     case timedOut
     /// The body is larger than `TransportRequest.maxBytes`.
@@ -66,9 +66,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     /// sets (say, a head over the header size limit). Not retried: another attempt would most
     /// likely be answered the same way.
     case invalidResponse(String)
-    /// The server's TLS certificate was refused: `reason` says why (not trusted, expired, issued
+    /// The server's TLS certificate was refused: `problem` says why (not trusted, expired, issued
     /// for another host). Not retried: another attempt would meet the same certificate.
-    case certificate(host: String, reason: String)
+    case certificate(host: String, problem: CertificateProblem)
     /// The host is, or resolves to, an address that ``PrivateNetworkAccess`` refuses: `kind` says
     /// which ("a loopback address"). Not retried, and nothing was sent to it.
     case deniedAddress(host: String, address: String, kind: String)
@@ -81,7 +81,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .connection(let reason): "connection failed: \(reason)"
         case .invalidRequest(let reason): "invalid request: \(reason)"
         case .invalidResponse(let reason): "invalid response: \(reason)"
-        case .certificate(let host, let reason): "TLS certificate of \(host) refused: \(reason)"
+        case .certificate(let host, let problem): "TLS certificate of \(host) refused: \(problem)"
         case .deniedAddress(let host, let address, let kind):
             // A literal host is the address itself, however the URL spelled it (`[::ffff:a00:1]`).
             IPAddress(host) != nil

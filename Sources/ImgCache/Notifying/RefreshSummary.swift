@@ -4,14 +4,37 @@ public struct FailedImage: Sendable, Codable, Hashable {
     public let url: String
     /// Its file name in the cache folder ("" when the URL could not be named).
     public let localName: String
+    /// Why it failed.
+    public let failure: DownloadFailure
+
     /// Why it failed, in words.
-    public let reason: String
+    public var reason: String { failure.description }
 
     /// Creates a failure record.
-    public init(url: String, localName: String, reason: String) {
+    public init(url: String, localName: String, failure: DownloadFailure) {
         self.url = url
         self.localName = localName
-        self.reason = reason
+        self.failure = failure
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case url, localName, reason
+    }
+
+    /// Encodes the URL, the local name and the reason in words.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url, forKey: .url)
+        try container.encode(localName, forKey: .localName)
+        try container.encode(reason, forKey: .reason)
+    }
+
+    /// Decodes what `encode(to:)` wrote; the reason comes back as ``DownloadFailure/other(_:)``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decode(String.self, forKey: .url)
+        localName = try container.decode(String.self, forKey: .localName)
+        failure = .other(try container.decode(String.self, forKey: .reason))
     }
 }
 
@@ -99,7 +122,7 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
             skipped += 1
         case .failed:
             failed.append(FailedImage(url: outcome.url, localName: outcome.localName,
-                                      reason: outcome.error ?? "unknown error"))
+                                      failure: outcome.failure ?? .other("unknown error")))
         }
     }
 }

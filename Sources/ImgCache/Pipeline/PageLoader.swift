@@ -13,16 +13,17 @@ public struct LoadedPage: Sendable {
 
 /// Why a page could not be fetched.
 public struct PageLoadError: Error, Sendable, CustomStringConvertible {
-    /// The page's URL.
+    /// The page's URL (after the redirects followed until the failure).
     public let url: String
     /// What went wrong.
-    public let reason: String
+    public let reason: DownloadFailure
 
     /// "URL: reason".
     public var description: String { "\(url): \(reason)" }
 }
 
-/// Fetches pages (not images) through an `ImageTransport`.
+/// Fetches pages (not images) through an `ImageTransport`, with the exchange images use and a
+/// page's own limits: a longer time, a larger body, more redirects, no retries, any body.
 public enum PageLoader {
     /// GETs `url`, following up to `maxRedirects` http(s) redirects, within `timeout`, connecting
     /// only to addresses `privateNetworks` allows.
@@ -30,31 +31,24 @@ public enum PageLoader {
     public static func load(_ url: WebURL, transport: any ImageTransport, userAgent: String = DownloadPolicy.defaultUserAgent,
                             timeout: Duration = .seconds(60), maxBytes: Int = 200 * 1024 * 1024,
                             maxRedirects: Int = 10, privateNetworks: PrivateNetworkAccess = .allowed) async throws -> LoadedPage {
-        let deadline = ContinuousClock.now + timeout
-        var current = url
-        for _ in 0...maxRedirects {
-            let response: TransportResponse
-            do {
-                response = try await transport.sendCheckingAddresses(TransportRequest(
-                    url: current.serializedWithoutFragment, headers: [("User-Agent", userAgent), ("Accept", "text/html,*/*")],
-                    maxBytes: maxBytes, deadline: deadline, privateNetworks: privateNetworks))
-            } catch {
-                throw PageLoadError(url: current.serialized, reason: "\(error)")
-            }
-            switch response.status {
-            case 301, 302, 303, 307, 308:
-                guard let location = response.header("Location"), let next = WebURL(location, relativeTo: current), next.isHTTP else {
-                    throw PageLoadError(url: current.serialized, reason: "HTTP \(response.status) with no usable Location")
-                }
-                current = next
-            case 200..<300:
-                return LoadedPage(bytes: response.body, url: current, charset: response.header("Content-Type").flatMap(charset(in:)),
-                                  httpVersion: response.httpVersion)
+        let exchange = HTTPExchange(transport: transport, policy: HTTPExchange.Policy(
+            timeout: timeout, retries: 0, retryDelay: .zero, maxRedirects: maxRedirects, maxBytes: maxBytes,
+            privateNetworks: privateNetworks, acceptedFormats: nil))
+        switch await exchange.get(url, headers: [("User-Agent", userAgent), ("Accept", "text/html,*/*")]) {
+        case .success(let success):
+            let response = success.response
+            return LoadedPage(bytes: response.body, url: success.url, charset: response.header("Content-Type").flatMap(charset(in:)),
+                              httpVersion: response.httpVersion)
+        case .failure(let failure):
+            switch failure.reason {
+            case .redirectWithoutLocation(let status), .redirectToInvalidURL(let status, _), .redirectNotHTTP(let status, _):
+                throw PageLoadError(url: failure.url.serialized, reason: .unusableRedirect(status: status))
+            case .tooManyRedirects:
+                throw PageLoadError(url: url.serialized, reason: failure.reason)
             default:
-                throw PageLoadError(url: current.serialized, reason: "HTTP \(response.status)")
+                throw PageLoadError(url: failure.url.serialized, reason: failure.reason)
             }
         }
-        throw PageLoadError(url: url.serialized, reason: "more than \(maxRedirects) redirects")
     }
 
     /// The `charset` parameter of a `Content-Type` value.

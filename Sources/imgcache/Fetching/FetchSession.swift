@@ -50,13 +50,13 @@ final class FetchSession: Sendable {
 
     /// Advice for failures a person can fix with an option: certificates from a CA that is not trusted.
     static func hint(for failures: [DownloadOutcome]) -> String? {
-        failures.lazy.compactMap { hint(forReason: $0.error ?? "") }.first
+        failures.lazy.compactMap { $0.failure.flatMap(hint(for:)) }.first
     }
 
-    /// ``hint(for:)`` for one failure's reason.
-    static func hint(forReason reason: String) -> String? {
-        let untrusted = reason.contains("TLS certificate") && reason.contains("trusted")
-        return untrusted ? "to trust a company's or a test server's CA, pass its certificate with --cacert FILE (PEM)" : nil
+    /// ``hint(for:)`` for one failure.
+    static func hint(for failure: DownloadFailure) -> String? {
+        guard failure.certificateProblem?.mayBeFixedByTrustingItsCA == true else { return nil }
+        return "to trust a company's or a test server's CA, pass its certificate with --cacert FILE (PEM)"
     }
 
     /// Localises every input of `plan` (`--parallel` files at once) and copies its site files.

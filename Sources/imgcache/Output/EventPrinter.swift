@@ -19,7 +19,7 @@ struct EventPrinter: Sendable {
             object = ["event": outcome.status == .failed ? "failed" : "finished", "url": outcome.url,
                       "localPath": localPath(outcome.localName), "status": outcome.status.rawValue, "bytes": outcome.byteCount]
             if let type = outcome.contentType { object["contentType"] = type }
-            if let error = outcome.error { object["error"] = error }
+            if let failure = outcome.failure { object["error"] = failure.description }
         case .refresh(let summary):
             object = ["event": "refresh", "downloaded": summary.downloaded, "revalidated": summary.revalidated,
                       "cached": summary.cached, "skipped": summary.skipped, "bytes": summary.bytes,

@@ -83,11 +83,11 @@ struct DemoCommand: AsyncParsableCommand {
         let expected = outcome.failures.filter { $0.url == missingURL }
         let unexpected = outcome.failures.filter { $0.url != missingURL }
         for failure in expected {
-            narrate("\(scenario.missing) failed as planned (\(failure.error ?? "error")): it is missing by design, "
+            narrate("\(scenario.missing) failed as planned (\(failure.failure?.description ?? "error")): it is missing by design, "
                     + "so the page shows one broken image.")
         }
         for failure in unexpected {
-            Diagnostics.note("imgcache: failed: \(failure.url): \(failure.error ?? "unknown error")")
+            Diagnostics.note("imgcache: failed: \(failure.url): \(failure.failure?.description ?? "unknown error")")
         }
         narrate("\(outcome.localised) of \(outcome.total) images are local, \(requests) requests to 127.0.0.1, "
                 + String(format: "%.1f s; ", outcome.elapsed) + "the server is stopped.")

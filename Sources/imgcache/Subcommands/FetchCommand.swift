@@ -77,7 +77,7 @@ struct FetchCommand: AsyncParsableCommand {
                 files.append(file)
             case .failure(let error as PageLoadError):
                 Diagnostics.error(error.description)
-                if let hint = FetchSession.hint(forReason: error.reason) { Diagnostics.note("imgcache: hint: \(hint)") }
+                if let hint = FetchSession.hint(for: error.reason) { Diagnostics.note("imgcache: hint: \(hint)") }
                 ioFailed = true
             case .failure(let error):
                 Diagnostics.error("\(error)")
@@ -94,7 +94,7 @@ struct FetchCommand: AsyncParsableCommand {
         // An image shared by many pages failed once: say so once.
         var reported: Set<String> = []
         for failure in failures where reported.insert(failure.url).inserted {
-            Diagnostics.note("imgcache: failed: \(failure.url): \(failure.error ?? "unknown error")")
+            Diagnostics.note("imgcache: failed: \(failure.url): \(failure.failure?.description ?? "unknown error")")
         }
         if let hint = FetchSession.hint(for: failures) { Diagnostics.note("imgcache: hint: \(hint)") }
         if ioFailed { throw ExitCode.failure }

@@ -82,7 +82,7 @@ actor PageWatcher {
             unreadable.remove(source)
             if !session.settings.quiet { Diagnostics.note(FetchSession.summaryLine(run)) }
             for failure in run.failures {
-                Diagnostics.note("imgcache: failed: \(failure.url): \(failure.error ?? "unknown error")")
+                Diagnostics.note("imgcache: failed: \(failure.url): \(failure.failure?.description ?? "unknown error")")
             }
             writeManifest()
         } catch {

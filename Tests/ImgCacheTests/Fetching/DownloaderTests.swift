@@ -104,14 +104,19 @@ struct DownloaderTests {
         fixture.server.route("/bad.png", behaviour)
         let outcome = await fixture.fetch("/bad.png")
         #expect(outcome.status == .failed, "\(name)")
-        #expect(outcome.error != nil)
+        #expect(outcome.failure?.description != nil)
         #expect(!fixture.isCached("/bad.png"))
-        if name == "html-200" { #expect(outcome.error?.contains("not an image") == true) }
+        if name == "html-200" { #expect(outcome.failure?.description.contains("not an image") == true) }
         if name == "404" {
-            #expect(outcome.error == "HTTP 404")
+            #expect(outcome.failure?.description == "HTTP 404")
+            #expect(outcome.failure == .httpStatus(404))
             #expect(fixture.server.requestCount("/bad.png") == 1, "a 404 is not retried")
         }
-        if name == "500" { #expect(fixture.server.requestCount("/bad.png") == 3, "two retries after the first 500") }
+        if name == "500" {
+            #expect(fixture.server.requestCount("/bad.png") == 3, "two retries after the first 500")
+            #expect(outcome.failure == .retriesExhausted(last: .httpStatus(500), attempts: 3))
+            #expect(outcome.failure?.underlying == .httpStatus(500))
+        }
         try await fixture.close()
     }
 
@@ -138,9 +143,12 @@ struct DownloaderTests {
         #expect(fixture.isCached("/r1.png"))
         let loop = await fixture.fetch("/loop-a.png")
         #expect(loop.status == .failed)
-        #expect(loop.error == "more than 5 redirects")
+        #expect(loop.failure?.description == "more than 5 redirects")
+        #expect(loop.failure == .tooManyRedirects(limit: 5))
         #expect(fixture.server.requestCount("/loop-a.png") + fixture.server.requestCount("/loop-b.png") == 6)
-        #expect(await fixture.fetch("/ftp.png").error?.contains("not http(s)") == true)
+        let ftp = await fixture.fetch("/ftp.png")
+        #expect(ftp.failure?.description.contains("not http(s)") == true)
+        #expect(ftp.failure == .redirectNotHTTP(status: 302, location: "ftp://example.com/x.png"))
         try await fixture.close()
     }
 
@@ -152,7 +160,7 @@ struct DownloaderTests {
         // assertion: other tests may hold the test process's threads).
         let outcome = await fixture.fetch("/slow.png")
         #expect(outcome.status == .failed)
-        #expect(outcome.error?.contains("timed out") == true)
+        #expect(outcome.failure?.description.contains("timed out") == true)
         #expect(!fixture.isCached("/slow.png"))
         try await fixture.close()
     }
@@ -163,7 +171,7 @@ struct DownloaderTests {
         fixture.server.route("/big.png", .image(bytes: TestImages.png(byteCount: 50_000), contentType: "image/png"))
         let outcome = await fixture.fetch("/big.png")
         #expect(outcome.status == .failed)
-        #expect(outcome.error?.contains("10000-byte limit") == true)
+        #expect(outcome.failure?.description.contains("10000-byte limit") == true)
         #expect(!fixture.isCached("/big.png"))
         try await fixture.close()
     }
@@ -251,7 +259,7 @@ struct DownloaderOwnDeadlineTests {
         let started = ContinuousClock.now
         let outcome = await downloader.fetch(WebURL("https://images.example/a.png")!)
         #expect(outcome.status == .failed)
-        #expect(outcome.error == "timed out after 0.3 s")
+        #expect(outcome.failure?.description == "timed out after 0.3 s")
         // Far below the transport's minute, even on a starved machine.
         #expect(ContinuousClock.now - started < .seconds(30))
     }
@@ -273,7 +281,7 @@ struct DownloaderCancellationTests {
         let outcomes = await caller.value
         #expect(outcomes.count == 10)
         #expect(outcomes.filter { $0.status == .downloaded }.count == 2, "the two in flight carried on")
-        #expect(outcomes.filter { $0.error == "cancelled" }.count == 8)
+        #expect(outcomes.filter { $0.failure?.description == "cancelled" }.count == 8)
         #expect(fixture.server.totalRequests == 2)
         #expect(downloader.outstandingCount == 0)
         try await fixture.close()
@@ -291,7 +299,7 @@ struct DownloaderCancellationTests {
         #expect(downloader.outstandingCount == 0)
         let outcome = await fetch.value
         #expect(outcome.first?.status == .failed)
-        #expect(outcome.first?.error == "cancelled")
+        #expect(outcome.first?.failure?.description == "cancelled")
         #expect(!fixture.isCached("/slow.png"))
         try await fixture.close()
     }

@@ -212,10 +212,10 @@ struct HostileServerTests {
         let elapsed = ContinuousClock.now - started
         for (outcome, hostility) in zip(outcomes.dropFirst(good.count), hostile) {
             #expect(outcome.status == .failed, "\(hostility.name)")
-            expectReason(outcome.error, hostility.reason, "\(hostility.name)")
+            expectReason(outcome.failure?.description, hostility.reason, "\(hostility.name)")
         }
         #expect(elapsed < timeout + slack, "took \(elapsed)")
-        #expect(outcomes.prefix(good.count).allSatisfy { $0.status == .downloaded }, "\(outcomes.prefix(good.count).map(\.error))")
+        #expect(outcomes.prefix(good.count).allSatisfy { $0.status == .downloaded }, "\(outcomes.prefix(good.count).map(\.failure?.description))")
         try expectOnlyCached(good, notCached: hostile.map(\.url), in: store, folder: folder)
     }
 

@@ -20,7 +20,7 @@ struct UntypedImageTests {
         for (path, format) in [("/img?id=1", ImageFormat.png), ("/photo/7", .jpeg), ("/pixel.php", .gif)] {
             let url = WebURL(fixture.server.url(path))!
             let outcome = await fixture.downloader.fetch(url)
-            #expect(outcome.status == .downloaded, "\(path): \(outcome.error ?? "")")
+            #expect(outcome.status == .downloaded, "\(path): \(outcome.failure?.description ?? "")")
             let expected = naming.localName(for: url, format: format)!
             #expect(outcome.localName == expected)
             #expect(expected.hasSuffix("." + format.fileExtension))
@@ -29,7 +29,7 @@ struct UntypedImageTests {
         }
         let page = await fixture.downloader.fetch(WebURL(fixture.server.url("/thumb?id=9"))!)
         #expect(page.status == .failed)
-        #expect(page.error?.hasPrefix("not an image: text/html") == true, "\(page.error ?? "")")
+        #expect(page.failure?.description.hasPrefix("not an image: text/html") == true, "\(page.failure?.description ?? "")")
         #expect(!fixture.isCached("/thumb?id=9"))
         let script = await fixture.downloader.fetch(WebURL(fixture.server.url("/app.js"))!)
         #expect(script.status == .failed)
@@ -82,7 +82,7 @@ struct UntypedImageTests {
                                                             fallback: .image(bytes: webp, contentType: "image/webp")))
             let url = WebURL(fixture.server.url("/auto/photo?w=800"))!
             let outcome = await fixture.downloader.fetch(url)
-            #expect(outcome.status == .downloaded, "\(outcome.error ?? "")")
+            #expect(outcome.status == .downloaded, "\(outcome.failure?.description ?? "")")
             #expect(outcome.localName == LocalImageNaming().localName(for: url, format: expected))
             #expect(outcome.contentType == expected.mediaType)
             try await fixture.close()

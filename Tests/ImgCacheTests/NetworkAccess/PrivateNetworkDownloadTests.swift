@@ -46,7 +46,7 @@ struct PrivateNetworkDownloadTests {
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         let outcome = await fixture.downloader.fetch(WebURL(fixture.server.url("/a.png"))!)
         #expect(outcome.status == .failed)
-        #expect(outcome.error == "refused: 127.0.0.1 is a loopback address, and private networks are denied")
+        #expect(outcome.failure?.description == "refused: 127.0.0.1 is a loopback address, and private networks are denied")
         #expect(fixture.server.totalConnections == 0)
         #expect(fixture.store.lookup(WebURL(fixture.server.url("/a.png"))!).metadata == nil)
         try await fixture.close()
@@ -60,7 +60,7 @@ struct PrivateNetworkDownloadTests {
         let url = WebURL("\(scheme)://images.example.com:\(fixture.server.port)/a.png")!
         let outcome = await fixture.downloader.fetch(url)
         #expect(outcome.status == .failed)
-        #expect(outcome.error == "refused: images.example.com is at 127.0.0.1, a loopback address, and private networks are denied")
+        #expect(outcome.failure?.description == "refused: images.example.com is at 127.0.0.1, a loopback address, and private networks are denied")
         #expect(fixture.server.totalConnections == 0)
         try await fixture.close()
     }
@@ -74,7 +74,7 @@ struct PrivateNetworkDownloadTests {
             for index in 0..<6 { group.addTask { await fixture.downloader.fetch(WebURL(fixture.server.url("/\(index).png"))!) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(outcomes.allSatisfy { $0.status == .downloaded }, "\(outcomes.map(\.error))")
+        #expect(outcomes.allSatisfy { $0.status == .downloaded }, "\(outcomes.map(\.failure?.description))")
         #expect(fixture.store.contents(for: WebURL(fixture.server.url("/3.png"))!)?.bytes == png)
         if wire == .https2 { #expect(fixture.server.negotiatedProtocols.allSatisfy { $0 == "h2" }) }
         try await fixture.close()
@@ -91,7 +91,7 @@ struct PrivateNetworkDownloadTests {
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         let outcome = await fixture.downloader.fetch(WebURL(fixture.server.url("/r.png"))!)
         #expect(outcome.status == .failed)
-        #expect(outcome.error == "refused: \(reason), and private networks are denied")
+        #expect(outcome.failure?.description == "refused: \(reason), and private networks are denied")
         #expect(fixture.server.requestCount("/r.png") == 1)
         #expect(fixture.server.requestCount("/a.png") == 0)
         try await fixture.close()
@@ -107,8 +107,8 @@ struct PrivateNetworkDownloadTests {
         let downloader = ImageDownloader(transport: transport, store: store, policy: DownloadPolicy(retries: 0, privateNetworks: .denied()))
         let outcome = await downloader.fetch(WebURL("http://localhost:\(server.port)/a.png")!)
         #expect(outcome.status == .failed)
-        #expect(outcome.error?.hasPrefix("refused: localhost is at ") == true, "\(outcome.error ?? "")")
-        #expect(outcome.error?.contains("a loopback address") == true)
+        #expect(outcome.failure?.description.hasPrefix("refused: localhost is at ") == true, "\(outcome.failure?.description ?? "")")
+        #expect(outcome.failure?.description.contains("a loopback address") == true)
         #expect(server.totalConnections == 0)
         await transport.shutdown()
         try await server.shutdown()

@@ -55,7 +55,7 @@ enum NotifierFixtures {
         let isCached = status == .downloaded || status == .revalidated || status == .cached
         return DownloadOutcome(url: url(name), localName: "\(name).png", status: status,
                                byteCount: isCached ? bytes : 0, contentType: isCached ? "image/png" : nil,
-                               error: error)
+                               failure: error.map(DownloadFailure.other))
     }
 
     static func finish(_ name: String, _ status: DownloadStatus = .downloaded, bytes: Int = 100,

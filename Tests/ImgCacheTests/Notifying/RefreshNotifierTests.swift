@@ -279,15 +279,15 @@ private typealias F = NotifierFixtures
         notifier.record(F.finish("gone", .failed, error: "HTTP 404"))
         // Failed before any request (no `started`): counted, does not touch the count.
         notifier.record(.finished(DownloadOutcome(url: "data:x", localName: "", status: .failed,
-                                                  error: "not an http(s) image URL")))
+                                                  failure: .notAnImageURL)))
         notifier.record(F.finish("off", .skipped, error: "host off.example is not on the allow-list"))
         #expect(notifier.underWayCount == 0)
         clock.advance(by: .seconds(2))
         await notifier.waitUntilIdle()
         let summary = try #require(log.refreshes.first)
         #expect(summary.failed == [
-            FailedImage(url: F.url("gone"), localName: "gone.png", reason: "HTTP 404"),
-            FailedImage(url: "data:x", localName: "", reason: "not an http(s) image URL"),
+            FailedImage(url: F.url("gone"), localName: "gone.png", failure: .other("HTTP 404")),
+            FailedImage(url: "data:x", localName: "", failure: .notAnImageURL),
         ])
         #expect(summary.skipped == 1)
         #expect(summary.downloaded == 0)
@@ -314,7 +314,7 @@ private typealias F = NotifierFixtures
 
     @Test func summaryRoundTripsThroughJSON() throws {
         let summary = RefreshSummary(downloaded: 3, revalidated: 1, cached: 2, skipped: 1,
-                                     failed: [FailedImage(url: "u", localName: "l", reason: "r")],
+                                     failed: [FailedImage(url: "u", localName: "l", failure: .other("r"))],
                                      bytes: 1234, outstanding: 0, reason: .maxWait,
                                      elapsed: .milliseconds(2500))
         let decoded = try JSONDecoder().decode(RefreshSummary.self, from: JSONEncoder().encode(summary))
@@ -498,7 +498,7 @@ private typealias F = NotifierFixtures
             .finished(F.outcome("a")),
             .failed(F.outcome("b", .failed, error: "HTTP 404")),
             .refresh(RefreshSummary(downloaded: 1,
-                                    failed: [FailedImage(url: F.url("b"), localName: "b.png", reason: "HTTP 404")],
+                                    failed: [FailedImage(url: F.url("b"), localName: "b.png", failure: .other("HTTP 404"))],
                                     bytes: 100, elapsed: .seconds(2))),
             .finished(F.outcome("c", .cached)),
         ]

@@ -31,7 +31,7 @@ struct CertificateFailureTests {
     @Test("a certificate from the CA given with --cacert is accepted, over HTTP/2 and HTTP/1.1", arguments: [true, false])
     func namedCAIsTrusted(http2: Bool) async throws {
         let (outcome, requests, cached) = try await fetch(from: .valid, http2: http2)
-        #expect(outcome.status == .downloaded, "\(outcome.error ?? "")")
+        #expect(outcome.status == .downloaded, "\(outcome.failure?.description ?? "")")
         #expect(requests == 1)
         #expect(cached)
     }
@@ -40,7 +40,8 @@ struct CertificateFailureTests {
     func unknownCAIsRefused() async throws {
         let (outcome, requests, cached) = try await fetch(from: .valid, trustTestCA: false)
         #expect(outcome.status == .failed)
-        #expect(outcome.error == "TLS certificate of 127.0.0.1 refused: issued by 'CN=imgcache test CA', which is not a trusted CA")
+        #expect(outcome.failure?.description == "TLS certificate of 127.0.0.1 refused: issued by 'CN=imgcache test CA', which is not a trusted CA")
+        #expect(outcome.failure?.certificateProblem?.kind == .untrustedIssuer, "the kind a program acts on")
         #expect(requests == 0)
         #expect(!cached)
     }
@@ -49,7 +50,8 @@ struct CertificateFailureTests {
     func untrusted() async throws {
         let (outcome, requests, cached) = try await fetch(from: .untrusted)
         #expect(outcome.status == .failed)
-        #expect(outcome.error == "TLS certificate of 127.0.0.1 refused: issued by 'CN=imgcache untrusted CA', which is not a trusted CA")
+        #expect(outcome.failure?.description == "TLS certificate of 127.0.0.1 refused: issued by 'CN=imgcache untrusted CA', which is not a trusted CA")
+        #expect(outcome.failure?.certificateProblem?.kind == .untrustedIssuer, "the kind a program acts on")
         #expect(requests == 0)
         #expect(!cached)
     }
@@ -58,7 +60,8 @@ struct CertificateFailureTests {
     func expired() async throws {
         let (outcome, requests, cached) = try await fetch(from: .expired)
         #expect(outcome.status == .failed)
-        #expect(outcome.error == "TLS certificate of 127.0.0.1 refused: expired on 2021-01-01")
+        #expect(outcome.failure?.description == "TLS certificate of 127.0.0.1 refused: expired on 2021-01-01")
+        #expect(outcome.failure?.certificateProblem?.kind == .outsideValidity, "the kind a program acts on")
         #expect(requests == 0)
         #expect(!cached)
     }
@@ -67,7 +70,8 @@ struct CertificateFailureTests {
     func wrongHost() async throws {
         let (outcome, requests, cached) = try await fetch(from: .wrongHost)
         #expect(outcome.status == .failed)
-        #expect(outcome.error == "TLS certificate of 127.0.0.1 refused: issued for other.example, not 127.0.0.1")
+        #expect(outcome.failure?.description == "TLS certificate of 127.0.0.1 refused: issued for other.example, not 127.0.0.1")
+        #expect(outcome.failure?.certificateProblem?.kind == .otherHost, "the kind a program acts on")
         #expect(requests == 0)
         #expect(!cached)
     }

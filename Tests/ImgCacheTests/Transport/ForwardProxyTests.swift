@@ -27,7 +27,7 @@ struct ForwardProxyTests {
         let downloader = ImageDownloader(transport: transport, store: store)
 
         let outcomes = await downloader.fetchAll([WebURL(plain.url("/p.png"))!, WebURL(secure.url("/s.gif"))!])
-        #expect(outcomes.map(\.status) == [.downloaded, .downloaded], "\(outcomes.map { $0.error ?? "" })")
+        #expect(outcomes.map(\.status) == [.downloaded, .downloaded], "\(outcomes.map { $0.failure?.description ?? "" })")
         #expect(store.contents(for: WebURL(plain.url("/p.png"))!)?.bytes == png)
         #expect(store.contents(for: WebURL(secure.url("/s.gif"))!)?.bytes == gif)
 
@@ -83,9 +83,9 @@ struct ForwardProxyTests {
         let downloader = ImageDownloader(transport: transport, store: store,
                                          policy: DownloadPolicy(retries: 0, maxBytes: 10_000))
         let outcomes = await downloader.fetchAll(["/missing.png", "/cut.png", "/big.png"].map { WebURL(origin.url($0))! })
-        #expect(outcomes[0].error == "HTTP 404")
-        #expect(outcomes[1].error?.contains("truncated") == true, "\(outcomes[1].error ?? "")")
-        #expect(outcomes[2].error?.contains("10000-byte limit") == true, "\(outcomes[2].error ?? "")")
+        #expect(outcomes[0].failure?.description == "HTTP 404")
+        #expect(outcomes[1].failure?.description.contains("truncated") == true, "\(outcomes[1].failure?.description ?? "")")
+        #expect(outcomes[2].failure?.description.contains("10000-byte limit") == true, "\(outcomes[2].failure?.description ?? "")")
         #expect(outcomes.allSatisfy { store.lookup(WebURL($0.url)!).metadata == nil })
         await transport.shutdown()
         try await proxy.shutdown()

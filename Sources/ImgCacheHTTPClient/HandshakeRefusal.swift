@@ -1,7 +1,7 @@
 import NIOSSL
 
 /// Which way a TLS handshake refused the server's certificate, read from what NIOSSL threw.
-enum CertificateProblem: Equatable {
+enum HandshakeRefusal: Equatable {
     /// The chain did not verify: not issued by a trusted CA, expired, not yet valid.
     case chain
     /// The chain verified but names other hosts.

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Why an image (or a page) could not be fetched, or was not attempted.
+///
+/// Each case reads as one line for a person (``description``): that line is what the manifest,
+/// `--events` and the command line's messages show.
+public enum DownloadFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The URL is not an http(s) URL, or names a kind of file that is not an image (a script, a page).
+    case notAnImageURL
+    /// Not attempted: its host is not on the allow-list (``DownloadPolicy/allowedHosts``).
+    case hostNotAllowed(host: String)
+    /// The download was cancelled before it ended.
+    case cancelled
+    /// The server answered with this status (not 2xx, nor a redirect followed).
+    case httpStatus(Int)
+    /// A redirect without a `Location` header.
+    case redirectWithoutLocation(status: Int)
+    /// A redirect to something that is not a URL (`location`: the start of what it said).
+    case redirectToInvalidURL(status: Int, location: String)
+    /// A redirect to a scheme other than http(s): never followed, so a page's image cannot read `file:`.
+    case redirectNotHTTP(status: Int, location: String)
+    /// More redirects than ``DownloadPolicy/maxRedirects`` (or a page's limit).
+    case tooManyRedirects(limit: Int)
+    /// A page's redirect that led nowhere usable (no `Location`, not a URL, not http(s)).
+    case unusableRedirect(status: Int)
+    /// The body is not an image of an accepted format.
+    case notAnImage(contentType: String?, byteCount: Int)
+    /// The whole exchange (attempts and redirects) took longer than allowed.
+    case timedOut(after: Duration)
+    /// The transport could not deliver a response: connection, TLS certificate, refused address,
+    /// size limit, malformed response. ``TransportError`` says which.
+    case transport(TransportError)
+    /// A retryable failure that was retried until no attempts were left.
+    indirect case retriesExhausted(last: DownloadFailure, attempts: Int)
+    /// A retryable failure with no time left before the deadline to try again.
+    indirect case noTimeToRetry(last: DownloadFailure)
+    /// The image came in but the cache could not store it (`revalidating`: could not record a
+    /// `304 Not Modified`); `reason` is the cache's error in words.
+    case storage(reason: String, revalidating: Bool)
+    /// Anything else, in words.
+    case other(String)
+
+    /// One line for a person: "HTTP 404", "not an image: text/html (512 bytes)", "TLS certificate
+    /// of example.com refused: expired on 2021-01-01", "timed out after 30 s".
+    public var description: String {
+        switch self {
+        case .notAnImageURL: "not an http(s) image URL"
+        case .hostNotAllowed(let host): "host \(host) is not on the allow-list"
+        case .cancelled: "cancelled"
+        case .httpStatus(let status): "HTTP \(status)"
+        case .redirectWithoutLocation(let status): "HTTP \(status) without a Location"
+        case .redirectToInvalidURL(_, let location): "redirect to an invalid URL: \(location)"
+        case .redirectNotHTTP(_, let location): "redirect to \(location) refused: not http(s)"
+        case .tooManyRedirects(let limit): "more than \(limit) redirects"
+        case .unusableRedirect(let status): "HTTP \(status) with no usable Location"
+        case .notAnImage(let contentType, let byteCount): "not an image: \(contentType ?? "no content type") (\(byteCount) bytes)"
+        case .timedOut(let after): "timed out after \(after.formattedSeconds)"
+        case .transport(let error): error.description
+        case .retriesExhausted(let last, let attempts): "\(last) (after \(attempts) attempts)"
+        case .noTimeToRetry(let last): "\(last) (no time left to retry)"
+        case .storage(let reason, let revalidating): revalidating ? "could not update the cache: \(reason)" : "could not cache it: \(reason)"
+        case .other(let text): text
+        }
+    }
+
+    /// The failure behind retries: what the last attempt met.
+    public var underlying: DownloadFailure {
+        switch self {
+        case .retriesExhausted(let last, _), .noTimeToRetry(let last): last.underlying
+        default: self
+        }
+    }
+
+    /// The refused certificate, when that is what failed.
+    public var certificateProblem: CertificateProblem? {
+        if case .transport(.certificate(_, let problem)) = underlying { return problem }
+        return nil
+    }
+}
+
+extension Duration {
+    /// "2.5 s"
+    var formattedSeconds: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+    }
+}

@@ -1,0 +1,131 @@
+/// One GET as imgcache makes it, for an image or a page: redirects followed by one policy (http(s)
+/// only, a limit), one deadline for every attempt and redirect, retries with backoff after a
+/// connection failure or a 5xx, and, for images, a check that the body is an accepted format.
+struct HTTPExchange: Sendable {
+    /// What the exchange allows.
+    struct Policy: Sendable {
+        var timeout: Duration
+        var retries: Int
+        var retryDelay: Duration
+        var maxRedirects: Int
+        var maxBytes: Int
+        var privateNetworks: PrivateNetworkAccess
+        /// The formats a 2xx body must be in (by its first bytes); nil takes any body (a page).
+        var acceptedFormats: Set<ImageFormat>?
+
+        /// An image's: the download policy as it is.
+        static func image(_ policy: DownloadPolicy) -> Policy {
+            Policy(timeout: policy.timeout, retries: policy.retries, retryDelay: policy.retryDelay, maxRedirects: policy.maxRedirects,
+                   maxBytes: policy.maxBytes, privateNetworks: policy.privateNetworks, acceptedFormats: policy.acceptedFormats)
+        }
+    }
+
+    /// A response the exchange ends with.
+    struct Success: Sendable {
+        var response: TransportResponse
+        /// Where it came from, after redirects.
+        var url: WebURL
+        /// The body's format, when the policy asked for one.
+        var format: ImageFormat?
+    }
+
+    /// Why the exchange failed, and at which URL (after the redirects followed until then).
+    struct Failure: Error, Sendable {
+        var reason: DownloadFailure
+        var url: WebURL
+    }
+
+    let transport: any ImageTransport
+    let policy: Policy
+    /// Told the HTTP version of every response, with the URL that gave it.
+    var observe: (@Sendable (HTTPVersion?, WebURL) -> Void)? = nil
+
+    /// GETs `url` with `headers`. Succeeds with a 2xx (of an accepted format, when the policy
+    /// names formats) or, when `acceptsNotModified`, a 304.
+    func get(_ url: WebURL, headers: [(name: String, value: String)], acceptsNotModified: Bool = false) async -> Result<Success, Failure> {
+        let clock = ContinuousClock()
+        let deadline = clock.now + policy.timeout
+        var current = url
+        var redirects = 0
+        var attempt = 0
+        func fail(_ reason: DownloadFailure) -> Result<Success, Failure> { .failure(Failure(reason: reason, url: current)) }
+
+        while true {
+            let failure: DownloadFailure
+            do {
+                let request = TransportRequest(url: current.serializedWithoutFragment, headers: headers,
+                                               maxBytes: policy.maxBytes, deadline: deadline,
+                                               privateNetworks: policy.privateNetworks)
+                let transport = self.transport
+                // The deadline is kept here unless the transport keeps it itself: a server that
+                // drips one byte a second must not hold a run, whatever a transport does with bodies.
+                let response = transport.keepsDeadlines
+                    ? try await transport.sendCheckingAddresses(request)
+                    : try await withDeadline(deadline) { try await transport.sendCheckingAddresses(request) }
+                observe?(response.httpVersion, current)
+                switch response.status {
+                case 301, 302, 303, 307, 308:
+                    guard let location = response.header("Location") else {
+                        return fail(.redirectWithoutLocation(status: response.status))
+                    }
+                    guard let next = WebURL(location, relativeTo: current) else {
+                        return fail(.redirectToInvalidURL(status: response.status, location: Self.excerpt(location)))
+                    }
+                    // Only http(s) is followed: a page's image must never read `file:` or reach `ftp:`.
+                    guard next.isHTTP else {
+                        return fail(.redirectNotHTTP(status: response.status, location: Self.excerpt(next.serialized)))
+                    }
+                    redirects += 1
+                    guard redirects <= policy.maxRedirects else {
+                        return fail(.tooManyRedirects(limit: policy.maxRedirects))
+                    }
+                    current = next
+                    continue
+                case 304 where acceptsNotModified:
+                    return .success(Success(response: response, url: current))
+                case 200..<300:
+                    guard let accepted = policy.acceptedFormats else { return .success(Success(response: response, url: current)) }
+                    guard let format = ImageFormat.detect(response.body), accepted.contains(format) else {
+                        return fail(.notAnImage(contentType: response.header("Content-Type"), byteCount: response.body.count))
+                    }
+                    return .success(Success(response: response, url: current, format: format))
+                case 500..<600:
+                    failure = .httpStatus(response.status)
+                default:
+                    return fail(.httpStatus(response.status))
+                }
+            } catch let error as TransportError {
+                if error == .timedOut || clock.now >= deadline {
+                    return fail(.timedOut(after: policy.timeout))
+                }
+                guard error.isTransient else { return fail(.transport(error)) }
+                failure = .transport(error)
+            } catch is CancellationError {
+                return fail(.cancelled)
+            } catch {
+                return fail(.other("\(error)"))
+            }
+
+            // A retryable failure: wait (exponential backoff with jitter) unless that would pass the deadline.
+            guard attempt < policy.retries else {
+                return fail(attempt == 0 ? failure : .retriesExhausted(last: failure, attempts: attempt + 1))
+            }
+            let delay = policy.retryDelay * (1 << attempt) * Double.random(in: 0.75...1.25)
+            guard clock.now + delay < deadline else {
+                return fail(.noTimeToRetry(last: failure))
+            }
+            attempt += 1
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return fail(.cancelled)
+            }
+        }
+    }
+
+    /// `text` as it goes in a message: whole up to 200 characters, otherwise its start, so that a
+    /// hostile server's megabyte-long `Location` cannot fill the output.
+    static func excerpt(_ text: String) -> String {
+        text.count <= 200 ? text : text.prefix(200) + "… (\(text.utf8.count) bytes)"
+    }
+}
