@@ -186,7 +186,7 @@ public struct FetchManifest: Sendable, Codable {
             let outcome = reference.url.flatMap { outcomes[$0] }
             let status: DownloadStatus = outcome?.status ?? .skipped
             var error = outcome?.failure?.description
-            if outcome == nil { error = reference.skipReason?.rawValue ?? "not downloaded" }
+            if outcome == nil { error = reference.disposition.code ?? "not downloaded" }
             return Entry(kind: reference.kind.rawValue, original: reference.original, url: reference.url,
                          localPath: reference.localPath, status: status, bytes: outcome?.byteCount ?? 0,
                          contentType: outcome?.contentType, error: error,

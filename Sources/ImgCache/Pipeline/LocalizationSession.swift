@@ -75,9 +75,15 @@ public final class LocalizationSession: Sendable {
 
     func localize(
         _ bytes: [UInt8], url: WebURL?, as document: LocalizedDocument, options: RewriteOptions, mode: FetchMode,
+        site: SiteTree? = nil, transportCharset: String? = nil,
         imagesFound: (@Sendable (Int) -> Void)?, pageReady: (@Sendable (RewriteResult) async throws -> Void)?
     ) async throws -> PageLocalization {
-        let prepared = prepare(bytes, url: url, as: document, options: options)
+        let rewriter = ImageRewriter(options: options)
+        let scan = rewriter.scan(bytes, as: document, url: url, transportCharset: transportCharset ?? options.transportEncodingLabel,
+                                 site: site)
+        let untyped = scan.untypedImageURLs
+        let known = untyped.isEmpty ? [:] : await BlockingIO.run { self.cachedNames(of: untyped) }
+        let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: known)
         imagesFound?(prepared.imageURLs.count)
         if mode == .live { try await pageReady?(prepared.firstRewrite) }
         // In live mode a page with images named by their bytes is written again once they are
@@ -92,17 +98,16 @@ public final class LocalizationSession: Sendable {
         return PageLocalization(page: final, outcomes: outcomes)
     }
 
-    /// The first rewrite of a file: every image pointing into the cache, but those whose URL names
-    /// no format and that the cache does not know yet.
-    func prepare(_ bytes: [UInt8], url: WebURL?, as document: LocalizedDocument, options: RewriteOptions) -> PreparedDocument {
-        var options = options
-        // Images whose URL names no format are named by their bytes: those the cache already has
-        // are rewritten at once.
-        let store = self.store
-        if options.untypedImages, options.untypedName == nil {
-            options.untypedName = { url in WebURL(url).flatMap(store.localName(for:)) }
+    /// The cache names of images whose URL names no format, for those the cache has seen (it
+    /// reads the cache's index: call it off the cooperative pool).
+    func cachedNames(of urls: [String]) -> [String: String] {
+        let parsed = urls.compactMap { text in WebURL(text).map { (text, $0) } }
+        let names = store.localNames(for: parsed.map(\.1))
+        var known: [String: String] = [:]
+        for ((text, _), name) in zip(parsed, names) {
+            if let name { known[text] = name }
         }
-        return PreparedDocument(bytes: bytes, url: url, document: document, options: options)
+        return known
     }
 
     // MARK: - Files
@@ -127,6 +132,7 @@ public final class LocalizationSession: Sendable {
         var options = rewriteOptions
         let bytes: [UInt8]
         var url = input.url
+        var transportCharset: String?
         switch input.source {
         case .url(let remote):
             let policy = configuration.downloadPolicy
@@ -136,15 +142,12 @@ public final class LocalizationSession: Sendable {
             url = loaded.url
             downloader.noteHTTPVersion(loaded.httpVersion, forOriginOf: loaded.url)
             // A charset the configuration names beats the server's.
-            if options.transportEncodingLabel == nil { options.transportEncodingLabel = loaded.charset }
+            transportCharset = options.transportEncodingLabel ?? loaded.charset
         case .file(let path):
             bytes = try await BlockingIO.run { try AtomicFile.read(path) }
         }
         let destination = input.output
         options.referenceStyle = referenceStyle(fromFolder: (destination as NSString).deletingLastPathComponent)
-        if let site = input.site {
-            options.isSiteFile = { site.relativePath(servingURL: $0) != nil }
-        }
         let document: LocalizedDocument
         switch input.kind {
         case .stylesheet:
@@ -154,7 +157,8 @@ public final class LocalizationSession: Sendable {
             document = .page
         }
         let result = try await localize(
-            bytes, url: url, as: document, options: options, mode: mode, imagesFound: imagesFound,
+            bytes, url: url, as: document, options: options, mode: mode, site: input.site, transportCharset: transportCharset,
+            imagesFound: imagesFound,
             pageReady: { rewritten in
                 try await BlockingIO.run { try rewritten.write(toFile: destination) }
                 written?(rewritten)

@@ -66,9 +66,10 @@ public final class OfflinePageLoader: Sendable {
             throw FileError(path: pageName, reason: "a page name must be a plain file name, without '/' and not '.' or '..'")
         }
         let session = self.session
-        var options = session.rewriteOptions
-        options.transportEncodingLabel = transportEncodingLabel
-        let prepared = session.prepare(html, url: pageURL, as: .page, options: options)
+        let rewriter = ImageRewriter(options: session.rewriteOptions)
+        let scan = rewriter.scan(html, url: pageURL, transportCharset: transportEncodingLabel ?? rewriter.options.transportEncodingLabel)
+        // Those whose URL names no format and that the cache already has are rewritten at once.
+        let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: session.cachedNames(of: scan.untypedImageURLs))
         let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
         try prepared.firstRewrite.write(toFile: pagePath)
         // The images named by their bytes: the page is written again once they are in, and the

@@ -30,7 +30,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
         case stylesheet
     }
 
-    /// Why a reference was left as it was.
+    /// Why a reference was left as it was, for good: whatever the cache holds, it stays.
     public enum SkipReason: String, Sendable, Hashable, Codable {
         /// The value is empty or only whitespace.
         case empty
@@ -44,20 +44,69 @@ public struct ImageReference: Sendable, Hashable, Codable {
         case invalidURL = "invalid-url"
         /// A `srcset` candidate whose descriptors make browsers drop it.
         case invalidCandidate = "invalid-candidate"
-        /// The caller's filter declined it (for example: not in the cache yet).
-        case declined
         /// Inside markup that browsers treat as text (`textarea`, `title`, `iframe`, …).
         case inertMarkup = "inert-markup"
-        /// A file the site already ships beside the page (``RewriteOptions/isSiteFile``): it is
-        /// there offline as it is, so it is neither downloaded nor rewritten.
+        /// A file the site already ships beside the page (a ``SiteTree`` file): it is there
+        /// offline as it is, so it is neither downloaded nor rewritten.
         case siteFile = "site-file"
-        /// The URL names no image format, in a place where the markup says it is an image: it is
-        /// fetched, and rewritten once its bytes have named it (`SHA-256(url).<format>`).
-        case awaitingType = "awaiting-type"
     }
 
-    /// Whether the image is to be fetched: rewritten to a cache name, or waiting for its bytes to name it.
-    public var wantsImage: Bool { rewritten || skipReason == .awaitingType }
+    /// What became of a reference.
+    public enum Disposition: Sendable, Hashable {
+        /// The page now refers to the image in the cache (``ImageReference/localPath``).
+        case rewritten
+        /// The URL names no image format, in a place where the markup says it is an image: it is
+        /// fetched, and rewritten once its bytes have named it (`SHA-256(url).<format>`).
+        case awaitingType
+        /// An image to localise that is not in the cache (its download failed): the page keeps its
+        /// remote URL, so that the output always works.
+        case notCached
+        /// Left as it is, for good.
+        case skipped(SkipReason)
+        /// Rewritable, but rewriting the page would change how a browser reads it (its
+        /// `<meta charset>` would move into or out of the first 1024 bytes, or the page would not
+        /// convert back to its encoding exactly): the page keeps this URL, and the image is not fetched.
+        case unchangedForEncoding
+
+        /// How the manifest and `list --json` spell a reference left as it was: the skip reason's
+        /// name, `awaiting-type` or `declined` (not in the cache); nil when rewritten or kept for
+        /// the encoding's sake.
+        public var code: String? {
+            switch self {
+            case .rewritten, .unchangedForEncoding: nil
+            case .awaitingType: "awaiting-type"
+            case .notCached: "declined"
+            case .skipped(let reason): reason.rawValue
+            }
+        }
+
+        init?(code: String) {
+            switch code {
+            case "awaiting-type": self = .awaitingType
+            case "declined": self = .notCached
+            default:
+                guard let reason = SkipReason(rawValue: code) else { return nil }
+                self = .skipped(reason)
+            }
+        }
+    }
+
+    /// Where an image reference's cache name comes from: its URL (an enabled extension), its
+    /// bytes (a URL that names no format, once they are in), or nowhere (skipped for good).
+    enum NameSource: UInt8, Sendable, Hashable {
+        case none
+        case url
+        case bytes
+    }
+
+    /// Whether the image is to be fetched: rewritten to a cache name, waiting for its bytes to
+    /// name it, or missing from the cache.
+    public var wantsImage: Bool {
+        switch disposition {
+        case .rewritten, .awaitingType, .notCached: true
+        case .skipped, .unchangedForEncoding: false
+        }
+    }
 
     /// The kind of markup the URL was found in.
     public let kind: Kind
@@ -69,20 +118,28 @@ public struct ImageReference: Sendable, Hashable, Codable {
     public let original: String
     /// The absolute URL after resolution, when it could be resolved.
     public let url: String?
-    /// The file name inside the cache directory, for an http(s) URL with an enabled extension.
+    /// The file name inside the cache directory: for an http(s) URL with an enabled extension, or
+    /// one whose bytes have named it.
     public var localName: String? { name?.string }
-    private let name: LocalName?
+    var name: LocalName?
     /// The local name without spelling it out.
     var localNameValue: LocalName? { name }
+    /// What became of it.
+    public internal(set) var disposition: Disposition
+    /// Where its cache name comes from.
+    let nameSource: NameSource
     /// Whether the page was changed for this reference.
-    public let rewritten: Bool
-    /// Why it was not rewritten.
-    public let skipReason: SkipReason?
+    public var rewritten: Bool { disposition == .rewritten }
+    /// Why it was left as it was for good, if it was.
+    public var skipReason: SkipReason? {
+        if case .skipped(let reason) = disposition { return reason }
+        return nil
+    }
     /// Byte offsets of the URL's text in the input page.
     public let byteRange: Range<Int>
     // Shared by all references of a page, so that a page with 100,000 images does not hold
     // 100,000 copies of the folder name.
-    private let localPathPrefix: String?
+    private var localPathPrefix: String?
 
     /// What the page now says instead of `original`, when rewritten.
     public var localPath: String? {
@@ -92,7 +149,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
 
     init(
         kind: Kind, element: String, attribute: String?, original: String, url: String?,
-        name: LocalName?, localPathPrefix: String?, rewritten: Bool, skipReason: SkipReason?, byteRange: Range<Int>
+        name: LocalName?, nameSource: NameSource, disposition: Disposition, byteRange: Range<Int>, localPathPrefix: String? = nil
     ) {
         self.kind = kind
         self.element = element
@@ -100,17 +157,18 @@ public struct ImageReference: Sendable, Hashable, Codable {
         self.original = original
         self.url = url
         self.name = name
+        self.nameSource = nameSource
         self.localPathPrefix = localPathPrefix
-        self.rewritten = rewritten
-        self.skipReason = skipReason
+        self.disposition = disposition
         self.byteRange = byteRange
     }
 
-    /// The same reference, reported as not rewritten.
+    /// The same reference, kept as it was for the page's encoding's sake (``Disposition/unchangedForEncoding``).
     var notRewritten: ImageReference {
-        ImageReference(kind: kind, element: element, attribute: attribute, original: original, url: url,
-                       name: name, localPathPrefix: localPathPrefix, rewritten: false,
-                       skipReason: skipReason, byteRange: byteRange)
+        guard disposition == .rewritten else { return self }
+        var copy = self
+        copy.disposition = .unchangedForEncoding
+        return copy
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -128,7 +186,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
         try container.encodeIfPresent(localName, forKey: .localName)
         try container.encodeIfPresent(localPath, forKey: .localPath)
         try container.encode(rewritten, forKey: .rewritten)
-        try container.encodeIfPresent(skipReason, forKey: .skipReason)
+        try container.encodeIfPresent(disposition.code, forKey: .skipReason)
         try container.encode(byteRange, forKey: .byteRange)
     }
 
@@ -142,8 +200,19 @@ public struct ImageReference: Sendable, Hashable, Codable {
         url = try container.decodeIfPresent(String.self, forKey: .url)
         let localName = try container.decodeIfPresent(String.self, forKey: .localName)
         name = localName.flatMap(LocalName.init)
-        rewritten = try container.decode(Bool.self, forKey: .rewritten)
-        skipReason = try container.decodeIfPresent(SkipReason.self, forKey: .skipReason)
+        let rewritten = try container.decode(Bool.self, forKey: .rewritten)
+        let code = try container.decodeIfPresent(String.self, forKey: .skipReason)
+        if rewritten {
+            disposition = .rewritten
+        } else if let code {
+            guard let decoded = Disposition(code: code) else {
+                throw DecodingError.dataCorruptedError(forKey: .skipReason, in: container, debugDescription: "unknown skipReason \(code)")
+            }
+            disposition = decoded
+        } else {
+            disposition = .unchangedForEncoding
+        }
+        nameSource = localName == nil ? .none : .url
         byteRange = try container.decode(Range<Int>.self, forKey: .byteRange)
         let path = try container.decodeIfPresent(String.self, forKey: .localPath)
         if let path, let localName, path.hasSuffix(localName) {

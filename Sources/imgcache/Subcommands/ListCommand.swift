@@ -36,7 +36,7 @@ struct ListCommand: ParsableCommand {
         } else {
             var lines = ""
             for reference in result.references {
-                let outcome = reference.rewritten ? "rewrite" : "skip:\(reference.skipReason?.rawValue ?? "")"
+                let outcome = reference.rewritten ? "rewrite" : "skip:\(reference.disposition.code ?? "")"
                 lines += "\(reference.kind.rawValue)\t\(outcome)\t\(reference.original)\t\(reference.url ?? "-")\t\(reference.localName ?? "-")\n"
             }
             FileHandle.standardOutput.write(Data(lines.utf8))

@@ -93,20 +93,26 @@ enum RewriterProperties {
     /// with several and mutations move between them.
     static func options(for input: [UInt8]) -> RewriteOptions {
         let variant = input.count
-        var options = RewriteOptions(
+        return RewriteOptions(
             naming: LocalImageNaming(extensions: LocalImageNaming.defaultExtensions.union(["svg", "webp"]), fanOut: variant / 16 % 2 == 1),
             referenceStyle: variant / 8 % 2 == 0 ? .relativePath("images") : .urlPrefix("imgcache://cache/"),
             transportEncodingLabel: transportLabels[variant % transportLabels.count]
         )
-        options.untypedName = { url in url.contains("photo") ? knownUntypedName : nil }
-        return options
+    }
+
+    /// Scans and renders as a pipeline would, with the images whose URL names no format and
+    /// contains "photo" known to the cache.
+    static func rewrite(_ input: [UInt8], pageURL: WebURL?, with rewriter: ImageRewriter) -> RewriteResult {
+        let scan = rewriter.scan(input, url: pageURL, transportCharset: rewriter.options.transportEncodingLabel)
+        let known = scan.untypedImageURLs.filter { $0.contains("photo") }.map { ($0, knownUntypedName) }
+        return rewriter.render(scan, availability: .everyTypedImage(untypedNames: Dictionary(known, uniquingKeysWith: { first, _ in first })))
     }
 
     static func check(_ input: [UInt8]) throws(PropertyViolation) {
         let options = options(for: input)
         let rewriter = ImageRewriter(options: options)
         for pageURL in [nil] + pageURLs.map({ WebURL($0) }) {
-            let result = rewriter.rewrite(input, pageURL: pageURL)
+            let result = rewrite(input, pageURL: pageURL, with: rewriter)
             if pageURL != nil {
                 let listed = rewriter.references(in: input, pageURL: pageURL)
                 guard listed.references.map(\.byteRange) == result.references.map(\.byteRange) else {
@@ -114,7 +120,7 @@ enum RewriterProperties {
                 }
             }
             try checkSplice(input: input, result: result, prefix: options.referenceStyle.prefix)
-            if pageURL == nil { try checkDeterministic(result, rewriter.rewrite(input, pageURL: pageURL)) }
+            if pageURL == nil { try checkDeterministic(result, rewrite(input, pageURL: pageURL, with: rewriter)) }
 
             // A browser finds the rewritten page's <meta charset> where it found the original's.
             if result.encodingSource != .byteOrderMark, result.encodingSource != .transport {
@@ -129,7 +135,7 @@ enum RewriterProperties {
             // references cannot resolve to http(s), rewrites nothing.
             let localReferencesStayLocal = pageURL == nil || options.referenceStyle != .relativePath("images")
             if localReferencesStayLocal, !result.rewrittenReferences.isEmpty {
-                let again = rewriter.rewrite(result.bytes, pageURL: pageURL)
+                let again = rewrite(result.bytes, pageURL: pageURL, with: rewriter)
                 // (Read in another encoding, as when URLs held the page's only non-ASCII bytes and it
                 // no longer looks like UTF-8, the page can hold other URLs.)
                 // A URL that resolved against no base before (`http:\u{FFFD}//…` against an https

@@ -113,12 +113,17 @@ struct MarkupTests {
         #expect(a.count == 2 + 1 + 64 + 4 && a.hasSuffix(".png") && a.split(separator: "/")[1].hasPrefix(a.prefix(2)))
     }
 
-    @Test("a caller's filter decides which images are rewritten")
-    func filter() {
-        let options = RewriteOptions(shouldRewrite: { url, _ in url.path.contains("cached") })
-        let result = rewrite("<img src=cached.png><img src=missing.png>", options: options)
+    @Test("rendered with what the cache holds, only the images in it are rewritten; the others keep their URL")
+    func onlyCached() {
+        let rewriter = ImageRewriter()
+        let scan = rewriter.scan(Array("<img src=cached.png><img src=missing.png>".utf8), url: WebURL(base + "page.html"))
+        let cached = base + "cached.png"
+        let result = rewriter.render(scan, availability: .onlyCached([cached: LocalImageNaming().localName(for: WebURL(cached)!)!]))
         #expect(result.bytes.text == "<img src=\(localPath(base + "cached.png"))><img src=missing.png>")
-        #expect(result.references.map(\.skipReason) == [nil, .declined])
+        #expect(result.references.map(\.disposition) == [.rewritten, .notCached])
+        #expect(result.references.map(\.skipReason) == [nil, nil], "not in the cache is no reason to skip for good")
+        // The same scan renders again, with everything: scanning is done once.
+        #expect(rewriter.render(scan).references.map(\.disposition) == [.rewritten, .rewritten])
     }
 
     @Test("listing finds the same references as rewriting and leaves the bytes alone")

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ImgCache
 
@@ -79,11 +80,14 @@ struct StylesheetTests {
     }
 
     @Test("images the site already has are left alone and reported as site files")
-    func siteFiles() {
-        var options = RewriteOptions()
-        options.isSiteFile = { $0 == "https://example.com/app/img/logo.png" }
+    func siteFiles() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("app/img"), withIntermediateDirectories: true)
+        try folder.write("app/img/logo.png", "png")
+        let site = try SiteTree(root: folder.path("app"), baseURL: WebURL("https://example.com/app/"))
         let css = Array(".a{background:url(../img/logo.png)} .b{background:url(../img/remote.png)}".utf8)
-        let result = ImageRewriter(options: options).rewriteStylesheet(css, url: url)
+        let rewriter = ImageRewriter()
+        let result = rewriter.render(rewriter.scan(css, as: .stylesheet(referringEncoding: nil), url: url, site: site))
         #expect(result.references.map(\.skipReason) == [.siteFile, nil])
         #expect(result.bytes.text.contains("url(../img/logo.png)"))
         #expect(!result.bytes.text.contains("remote.png"))

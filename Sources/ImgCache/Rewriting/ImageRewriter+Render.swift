@@ -1,0 +1,107 @@
+/// The second phase: deciding each image by what is in the cache, and splicing local paths in.
+extension ImageRewriter {
+    /// Rewrites what `scan` found: each image that `availability` says is available points into
+    /// the cache, spelled as the scanning rewriter's ``RewriteOptions/referenceStyle`` says;
+    /// every other byte stays as it was. Makes no decision the markup made, reads nothing.
+    ///
+    /// A page whose rewriting would move its `<meta charset>` into or out of the first 1024 bytes
+    /// keeps the references there as they were (or all of them, when its `<base>` is emptied); one
+    /// whose rewritten form does not convert back to its encoding is left unchanged. Both say so
+    /// in the warnings.
+    public func render(_ scan: consuming DocumentScan, availability: ImageAvailability = .everyTypedImage()) -> RewriteResult {
+        render(scan, availability: availability, splicing: true)
+    }
+
+    func render(_ scan: consuming DocumentScan, availability: ImageAvailability, splicing: Bool) -> RewriteResult {
+        var scan = scan
+        var warnings = scan.warnings
+        guard !scan.leavesUnchanged else {
+            return RewriteResult(bytes: scan.input, references: [], encoding: scan.encoding, encodingSource: scan.encodingSource,
+                                 warnings: warnings)
+        }
+        // Taken out of the scan so that deciding changes them in place, not in a copy.
+        var references = scan.references
+        scan.references = []
+        var rewrittenCount = 0
+        for index in references.indices {
+            let reference = references[index]
+            switch reference.nameSource {
+            case .none:
+                continue
+            case .url:
+                guard case .rewritten = reference.disposition else { continue }
+                if let url = reference.url, !availability.isCached(url) {
+                    references[index].disposition = .notCached
+                    continue
+                }
+            case .bytes:
+                // Named, even where the markup alone skips it, as the listing has always shown.
+                let name = reference.url.flatMap { availability.untypedNames[$0] }.flatMap(LocalName.init)
+                guard let name else { continue }
+                references[index].name = name
+                guard case .awaitingType = reference.disposition else { continue }
+                references[index].disposition = reference.url.map(availability.isCached) == true ? .rewritten : .notCached
+                guard references[index].disposition == .rewritten else { continue }
+            }
+            rewrittenCount += 1
+        }
+
+        var edits: [ByteEdit] = []
+        if let base = scan.base, rewrittenCount > 0 {
+            let rewrittenStarts = Set(references.lazy.filter(\.rewritten).map(\.byteRange.lowerBound))
+            let left = base.imageSlots.filter { !rewrittenStarts.contains($0.range.lowerBound) }
+            edits = BaseElementNeutralizer(originalBase: base.originalBase, queryEncoding: base.queryEncoding)
+                .edits(baseHref: base.href, slots: left + base.linkSlots)
+            warnings.append("The page's <base href> was emptied so that local image paths resolve next to the page; other relative URLs were made absolute against \(base.originalBase).")
+        }
+        let page = scan.input
+        let encoding = scan.encoding
+        let source = scan.encodingSource
+        guard splicing, rewrittenCount > 0 else {
+            return RewriteResult(bytes: page, references: references, encoding: encoding, encodingSource: source,
+                                 linkedStylesheets: scan.linkedStylesheets, warnings: warnings)
+        }
+        let kind = scan.isPage ? "page" : "stylesheet"
+        func unchanged(_ references: [ImageReference]) -> RewriteResult {
+            RewriteResult(bytes: page, references: references.map(\.notRewritten), encoding: encoding, encodingSource: source,
+                          linkedStylesheets: scan.linkedStylesheets, warnings: warnings)
+        }
+        let prefix = scan.referencePrefix
+        // A document read in an encoding that is not ASCII-compatible was scanned in UTF-8.
+        let converts = !encoding.isASCIICompatible
+        var spliced = PageSplice(source: scan.working, references: references, prefix: prefix, edits: edits)
+        var output = RewriteResult.Output.spliced(spliced)
+        if scan.isPage, !converts, EncodingDeclarationWindow.applies(to: source),
+           !EncodingDeclarationWindow.keepsDeclaration(of: page, in: spliced.prefix(EncodingDeclarationWindow.size)) {
+            // Leave the start of the page as it was. Not possible with `<base>` edits: the base
+            // is emptied for the local paths, and the URLs left relative would then point elsewhere.
+            let window = EncodingDeclarationWindow.size
+            let kept = references.filter { $0.rewritten && $0.byteRange.lowerBound >= window }.count
+            guard edits.isEmpty, kept > 0 else {
+                warnings.append("Rewriting would move the page's <meta charset> into or out of the first \(window) bytes, where browsers look for it, and change how the page reads; it was left unchanged.")
+                return unchanged(references)
+            }
+            let left = rewrittenCount - kept
+            warnings.append("\(left) image URL\(left == 1 ? " was" : "s were") left as \(left == 1 ? "it was" : "they were") in the page's first \(window) bytes: rewriting \(left == 1 ? "it" : "them") would move the page's <meta charset> into or out of the part where browsers look for it.")
+            references = references.map { $0.rewritten && $0.byteRange.lowerBound < window ? $0.notRewritten : $0 }
+            spliced = PageSplice(source: scan.working, references: references, prefix: prefix, edits: [])
+            output = .spliced(spliced)
+        } else if converts {
+            // Converted back whole: such documents (UTF-16, ISO-2022-JP) are rare and the conversion
+            // must see all of it to know that it is exact.
+            guard let back = TextCodec.transcodeFromUTF8(spliced.bytes, to: encoding) else {
+                warnings.append("The rewritten \(kind) could not be converted back to \(encoding); it was left unchanged.")
+                return unchanged(references)
+            }
+            if scan.isPage, EncodingDeclarationWindow.applies(to: source), !EncodingDeclarationWindow.keepsDeclaration(of: page, in: back) {
+                warnings.append("Rewriting would move the page's <meta charset> into or out of the first \(EncodingDeclarationWindow.size) bytes, where browsers look for it, and change how the page reads; it was left unchanged.")
+                return unchanged(references)
+            }
+            output = .whole(back)
+        }
+        var result = RewriteResult(output: output, references: references, encoding: encoding, encodingSource: source,
+                                   linkedStylesheets: scan.linkedStylesheets, warnings: warnings)
+        result.otherEdits = edits.map { ($0.range, $0.replacement) }
+        return result
+    }
+}
