@@ -1,13 +1,10 @@
-/// One listing of a cache folder: the images, the temporary files, and the metadata sidecars of
-/// earlier versions. Listing reads no file contents; whether an image is an intact entry is for
+/// One listing of a cache folder: the images and the temporary files. Listing reads no file contents; whether an image is an intact entry is for
 /// the index and ``CacheEntryReader`` to say.
 struct CacheDirectoryScan {
     /// The local names that have an image file.
     private(set) var imageNames: Set<String> = []
     /// The paths of hidden temporary files (writes in progress or left by killed processes).
     private(set) var temporaryPaths: [String] = []
-    /// The paths of `<localName>.json` sidecars left by earlier versions.
-    private(set) var legacySidecarPaths: [String] = []
 
     /// Lists the top level and every two-hex-digit fan-out subfolder, whatever the current
     /// naming's fan-out setting, so that entries written with the other setting are still found
@@ -28,7 +25,6 @@ struct CacheDirectoryScan {
     private mutating func note(_ name: String, in folder: String, subfolderName: String?) {
         switch CacheFileLayout.kind(ofFileNamed: name, inSubfolder: subfolderName) {
         case .image(let localName): imageNames.insert(localName)
-        case .legacySidecar: legacySidecarPaths.append(folder + "/" + name)
         case .temporary: temporaryPaths.append(folder + "/" + name)
         case .unrelated: break
         }

@@ -6,39 +6,39 @@ public import Foundation
 /// Dates are written as seconds since 1970 with their fractional part (see
 /// ``ImageCacheStore`` for the layout). ``imageFile`` holds integers, not dates, because it is
 /// compared for exact equality with `stat`.
-public struct CacheEntryMetadata: Codable, Sendable, Equatable {
+struct CacheEntryMetadata: Codable, Sendable, Equatable {
     /// The layout version this code writes. Metadata with any other version is treated as absent,
     /// so a future layout change can never be misread as today's.
-    public static let currentFormatVersion = 1
+    static let currentFormatVersion = 1
 
     /// The layout version of this record; see ``currentFormatVersion``.
-    public var formatVersion: Int
+    var formatVersion: Int
     /// The image's URL without its fragment (the fragment never changes what is fetched).
-    public var url: String
+    var url: String
     /// The image's file name inside the cache folder, as `LocalImageNaming` gives it
     /// (`3f2a….png`, or `3f/3f2a….png` with fan-out).
-    public var localName: String
+    var localName: String
     /// The `Content-Type` the server sent, if any.
-    public var contentType: String?
+    var contentType: String?
     /// The image's length in bytes.
-    public var byteCount: Int
+    var byteCount: Int
     /// The SHA-256 of the image bytes, 64 lowercase hex digits.
-    public var sha256: String
+    var sha256: String
     /// The `ETag` response header, verbatim, for `If-None-Match`.
-    public var etag: String?
+    var etag: String?
     /// The `Last-Modified` response header, verbatim, for `If-Modified-Since`.
-    public var lastModified: String?
+    var lastModified: String?
     /// When the bytes were fetched, or last confirmed unchanged by a 304 response. Freshness is
     /// measured from here.
-    public var fetchedAt: Date
+    var fetchedAt: Date
     /// When the image was last stored or used; eviction removes the least recently used first.
-    public var lastUsedAt: Date
+    var lastUsedAt: Date
     /// The image file as it was when written, for the cheap integrity check.
-    public var imageFile: ImageFileFingerprint
+    var imageFile: ImageFileFingerprint
 
     /// Creates a metadata record. Only needed to build records by hand (tests, migrations);
     /// ``ImageCacheStore`` creates them when storing.
-    public init(
+    init(
         formatVersion: Int = CacheEntryMetadata.currentFormatVersion,
         url: String,
         localName: String,

@@ -30,8 +30,6 @@ struct CacheFileLayout: Sendable {
 
     static let lockFileName = ".imgcache.lock"
     static let indexFileName = ".imgcache.index"
-    /// Earlier versions kept each entry's metadata in `<localName>.json`; `prune` and `clear` remove them.
-    static let legacySidecarSuffix = ".json"
     static let temporaryMarker = ".tmp-"
 
     init(folder: String) {
@@ -100,23 +98,16 @@ struct CacheFileLayout: Sendable {
     /// What a file found in the cache folder is.
     enum FileKind: Equatable {
         case image(localName: String)
-        case legacySidecar
         case temporary
         case unrelated
     }
 
     /// Classifies `name`, found at the top level (`subfolder` nil) or in a fan-out subfolder.
-    /// The sidecar suffix is tried first: `<hex>.png.json` is an old sidecar, while `<hex>.json`
-    /// (an image, if someone enabled that extension) has no extension left once `.json` is dropped.
     static func kind(ofFileNamed name: String, inSubfolder subfolder: String?) -> FileKind {
         if name.hasPrefix(".") {
             return name.contains(temporaryMarker) ? .temporary : .unrelated
         }
-        let prefix = subfolder.map { $0 + "/" } ?? ""
-        if name.hasSuffix(legacySidecarSuffix), isValidLocalName(prefix + name.dropLast(legacySidecarSuffix.count)) {
-            return .legacySidecar
-        }
-        let localName = prefix + name
+        let localName = (subfolder.map { $0 + "/" } ?? "") + name
         return isValidLocalName(localName) ? .image(localName: localName) : .unrelated
     }
 

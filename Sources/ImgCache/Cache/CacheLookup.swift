@@ -1,5 +1,5 @@
 /// The answer to "is this image in the cache?".
-public enum CacheLookup: Sendable, Equatable {
+enum CacheLookup: Sendable, Equatable {
     /// Present, intact and younger than ``CachePolicy/maxAge``: use it without asking the server.
     case fresh(CacheEntryMetadata)
     /// Present and intact but older than ``CachePolicy/maxAge``: revalidate with the stored
@@ -11,7 +11,7 @@ public enum CacheLookup: Sendable, Equatable {
     case missing
 
     /// The entry's metadata when present, fresh or stale.
-    public var metadata: CacheEntryMetadata? {
+    var metadata: CacheEntryMetadata? {
         switch self {
         case .fresh(let metadata), .stale(let metadata): metadata
         case .missing: nil

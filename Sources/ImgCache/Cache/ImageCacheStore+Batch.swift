@@ -32,8 +32,8 @@ extension ImageCacheStore {
         if policy.maxTotalBytes != nil || images.count == 1 {
             return images.map { image in
                 Result {
-                    try store(image.bytes, for: image.url, contentType: image.contentType, etag: image.etag,
-                              lastModified: image.lastModified, format: image.format, now: now)
+                    try storeEntry(image.bytes, for: image.url, contentType: image.contentType, etag: image.etag,
+                                   lastModified: image.lastModified, format: image.format, now: now)
                 }
             }
         }

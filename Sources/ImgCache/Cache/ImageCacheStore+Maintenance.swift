@@ -15,7 +15,7 @@ extension ImageCacheStore {
             for localName in scan.imageNames.sorted() where try CacheFileSystem.removeFile(at: layout.imagePath(localName)) {
                 removed += 1
             }
-            for path in scan.temporaryPaths + scan.legacySidecarPaths { _ = try? CacheFileSystem.removeFile(at: path) }
+            for path in scan.temporaryPaths { _ = try? CacheFileSystem.removeFile(at: path) }
             // An empty folder needs no history: a new, empty index, which other processes notice.
             try session.file.replace(with: [])
             session.index = CacheIndex()
@@ -33,7 +33,7 @@ extension ImageCacheStore {
     ///   record if its bytes are intact),
     /// - images the index has no record of, and records whose image is gone,
     /// - temporary files older than ``abandonedTemporaryFileAge`` at `now`, left by killed
-    ///   processes, and metadata sidecars left by earlier versions,
+    ///   processes,
     /// then evicts least-recently-used entries while over ``CachePolicy/maxTotalBytes``, and
     /// rewrites the index as a snapshot of what is left.
     /// - Returns: how many entries were deleted; temporary files are not counted.
@@ -60,7 +60,6 @@ extension ImageCacheStore {
                       status.modifiedAtNanoseconds < Self.nanoseconds(abandonedBefore) else { continue }
                 _ = try? CacheFileSystem.removeFile(at: path)
             }
-            for path in scan.legacySidecarPaths { _ = try? CacheFileSystem.removeFile(at: path) }
             var evicted = 0
             if let cap = policy.maxTotalBytes { evicted = try session.evict(toFit: cap, protecting: nil) }
             return deleted + evicted

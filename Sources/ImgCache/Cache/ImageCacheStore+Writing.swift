@@ -32,13 +32,15 @@ extension ImageCacheStore {
         etag: String?,
         lastModified: String?,
         now: Date = Date()
-    ) throws -> CacheEntryMetadata {
-        try store(bytes, for: url, contentType: contentType, etag: etag, lastModified: lastModified, format: nil, now: now)
+    ) throws -> CachedImage {
+        CachedImage(try storeEntry(bytes, for: url, contentType: contentType, etag: etag, lastModified: lastModified, now: now))
     }
 
-    /// ``store(_:for:contentType:etag:lastModified:now:)`` for bytes whose format was already read.
-    func store(_ bytes: [UInt8], for url: WebURL, contentType: String?, etag: String?, lastModified: String?,
-               format: ImageFormat?, now: Date) throws -> CacheEntryMetadata {
+    /// ``store(_:for:contentType:etag:lastModified:now:)`` giving the index record; `format`: the
+    /// bytes' format, when it was already read.
+    @discardableResult
+    func storeEntry(_ bytes: [UInt8], for url: WebURL, contentType: String?, etag: String?, lastModified: String?,
+                    format: ImageFormat? = nil, now: Date = Date()) throws -> CacheEntryMetadata {
         let urlString = url.serializedWithoutFragment
         guard let localName = storageName(for: url, bytes: bytes, format: format) else { throw ImageCacheError.noLocalName(url: urlString) }
         if let cap = policy.maxTotalBytes, bytes.count > cap {
@@ -113,7 +115,7 @@ extension ImageCacheStore {
     /// given (a nil one keeps the stored value, since a 304 may omit headers).
     /// - Throws: ``ImageCacheError/notCached(url:)`` when there is no intact entry to keep;
     ///   ``ImageCacheError/noLocalName(url:)``; `FileError` when the index cannot be written.
-    public func markRevalidated(_ url: WebURL, etag: String?, lastModified: String?, now: Date = Date()) throws {
+    func markRevalidated(_ url: WebURL, etag: String?, lastModified: String?, now: Date = Date()) throws {
         let urlString = url.serializedWithoutFragment
         guard let localName = localName(for: url) else { throw ImageCacheError.noLocalName(url: urlString) }
         try withExclusiveAccess { session in
@@ -142,7 +144,7 @@ extension ImageCacheStore {
     /// Cheap when repeated: if the recorded last use is less than ``lastUseGranularity`` old,
     /// nothing is written and no lock is taken. Failures are ignored; a missed update only makes
     /// the entry a little likelier to be evicted.
-    public func markUsed(_ url: WebURL, now: Date = Date()) {
+    func markUsed(_ url: WebURL, now: Date = Date()) {
         let urlString = url.serializedWithoutFragment
         guard let localName = localName(for: url),
               let recorded = metadata(for: localName), recorded.url == urlString,
@@ -154,7 +156,7 @@ extension ImageCacheStore {
     /// needs, in one pass. The index is read once, and uses older than ``lastUseGranularity``
     /// are recorded in one append under a single hold of the folder lock.
     /// - Returns: one ``CacheLookup`` per URL, in order.
-    public func lookUpForUse(_ urls: [WebURL], now: Date = Date()) -> [CacheLookup] {
+    func lookUpForUse(_ urls: [WebURL], now: Date = Date()) -> [CacheLookup] {
         let localNames = localNames(for: urls)
         let recorded = metadata(forLocalNames: localNames)
         let results = urls.indices.map { position -> CacheLookup in

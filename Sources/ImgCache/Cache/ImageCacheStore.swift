@@ -43,10 +43,10 @@ public final class ImageCacheStore: Sendable {
     /// `markUsed` records no use of an entry whose recorded last use is more recent than this:
     /// LRU order does not need finer grain, and a page showing the same image many times should
     /// not append a record each time.
-    public static let lastUseGranularity: TimeInterval = 60
+    static let lastUseGranularity: TimeInterval = 60
     /// How old a temporary file must be before `prune` takes it for debris of a killed process
     /// rather than a write in progress.
-    public static let abandonedTemporaryFileAge: TimeInterval = 60 * 60
+    static let abandonedTemporaryFileAge: TimeInterval = 60 * 60
 
     let layout: CacheFileLayout
     let reader: CacheEntryReader
@@ -190,7 +190,7 @@ public final class ImageCacheStore: Sendable {
     /// modification time changed (the folder was copied, for example), the bytes are hashed once
     /// and, if they still match, the new fingerprint is recorded so the next lookup is cheap again.
     /// - Returns: `.missing` when there is no record or no image, or they do not match.
-    public func lookup(_ url: WebURL, now: Date = Date()) -> CacheLookup {
+    func lookup(_ url: WebURL, now: Date = Date()) -> CacheLookup {
         guard let localName = localName(for: url) else { return .missing }
         return lookup(localName: localName, url: url.serializedWithoutFragment, recorded: metadata(for: localName), now: now)
     }
@@ -201,10 +201,20 @@ public final class ImageCacheStore: Sendable {
         return policy.isStale(fetchedAt: metadata.fetchedAt, now: now) ? .stale(metadata) : .fresh(metadata)
     }
 
-    /// The cached bytes of `url`'s image and their metadata, after checking the bytes' SHA-256
-    /// against the metadata; nil when not cached or not intact. Freshness is not considered:
-    /// call ``lookup(_:now:)`` for that.
-    public func contents(for url: WebURL) -> (bytes: [UInt8], metadata: CacheEntryMetadata)? {
+    /// The image cached for `url`, when there is one and its file is there and the size it was
+    /// (its bytes are not read): what a listing or an app's cache view shows.
+    public func cachedImage(for url: WebURL) -> CachedImage? {
+        lookup(url).metadata.map(CachedImage.init)
+    }
+
+    /// The cached bytes of `url`'s image and what the cache knows of it, after checking the bytes'
+    /// SHA-256; nil when not cached or not intact. Freshness is not considered.
+    public func contents(for url: WebURL) -> (bytes: [UInt8], image: CachedImage)? {
+        entry(for: url).map { ($0.bytes, CachedImage($0.metadata)) }
+    }
+
+    /// ``contents(for:)`` with the index record.
+    func entry(for url: WebURL) -> (bytes: [UInt8], metadata: CacheEntryMetadata)? {
         guard let localName = localName(for: url),
               let metadata = metadata(for: localName),
               metadata.url == url.serializedWithoutFragment,
@@ -212,11 +222,16 @@ public final class ImageCacheStore: Sendable {
         return (file.bytes, metadata)
     }
 
-    /// The cached bytes and metadata for a local name such as `3f2a….png` (what a page rewritten
+    /// The cached bytes and what the cache knows of the image for a local name such as `3f2a….png` (what a page rewritten
     /// to use this cache refers to), after checking their SHA-256; nil when the name is not one
     /// this cache writes (anything with `..`, a leading `/`, other folders), or the entry is
     /// absent or not intact. Safe to call with a name taken from a request.
-    public func contents(forLocalName localName: String) -> (bytes: [UInt8], metadata: CacheEntryMetadata)? {
+    public func contents(forLocalName localName: String) -> (bytes: [UInt8], image: CachedImage)? {
+        entry(forLocalName: localName).map { ($0.bytes, CachedImage($0.metadata)) }
+    }
+
+    /// ``contents(forLocalName:)`` with the index record.
+    func entry(forLocalName localName: String) -> (bytes: [UInt8], metadata: CacheEntryMetadata)? {
         guard CacheFileLayout.isValidLocalName(localName),
               let metadata = metadata(for: localName),
               let file = reader.verifiedBytes(of: metadata) else { return nil }

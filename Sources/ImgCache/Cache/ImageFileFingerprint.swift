@@ -7,19 +7,19 @@
 /// lookup skip hashing the bytes. The SHA-256 in ``CacheEntryMetadata/sha256`` stays the authority:
 /// a fingerprint that no longer matches is re-checked against it (see
 /// ``ImageCacheStore/lookup(_:now:)``), and bytes are hashed before they are served.
-public struct ImageFileFingerprint: Codable, Sendable, Hashable {
+struct ImageFileFingerprint: Codable, Sendable, Hashable {
     /// The file's size in bytes.
-    public var size: Int
+    var size: Int
     /// The file's modification time in whole nanoseconds since 1970, exactly as `stat` reports it.
     /// An integer rather than a date because it is compared for equality, and a floating-point
     /// number of seconds cannot hold a nanosecond timestamp exactly.
-    public var modifiedAtNanoseconds: Int64
+    var modifiedAtNanoseconds: Int64
     /// The file's inode number. A file renamed into place gets a new one even when its size and
     /// modification time happen to equal the old file's (timestamps are coarser than they look).
-    public var inode: UInt64
+    var inode: UInt64
 
     /// Creates a fingerprint from `stat` values.
-    public init(size: Int, modifiedAtNanoseconds: Int64, inode: UInt64) {
+    init(size: Int, modifiedAtNanoseconds: Int64, inode: UInt64) {
         self.size = size
         self.modifiedAtNanoseconds = modifiedAtNanoseconds
         self.inode = inode

@@ -11,12 +11,12 @@ import Foundation
 ///
 /// A class with its few shared pieces under locks rather than an actor: a fetch then never hops to
 /// an actor's executor and back (two hops an image fewer).
-public final class ImageDownloader: Sendable {
+final class ImageDownloader: Sendable {
     private let exchange: HTTPExchange
     /// Where images are stored.
-    public let store: ImageCacheStore
+    let store: ImageCacheStore
     /// The limits and rules in force.
-    public let policy: DownloadPolicy
+    let policy: DownloadPolicy
     private let counter = OutstandingCounter()
     private let writer: CacheWriteQueue
     private let globalLimit: AsyncSemaphore
@@ -46,7 +46,7 @@ public final class ImageDownloader: Sendable {
     ///   - policy: limits, time-outs, retries, accepted formats.
     ///   - onEvent: called (from any thread) when a request starts (`started`) and when an image is
     ///     done (`finished`, or `failed`); never `refresh`. Pass a ``RefreshNotifier``'s `record`.
-    public init(transport: any ImageTransport, store: ImageCacheStore, policy: DownloadPolicy = DownloadPolicy(),
+    init(transport: any ImageTransport, store: ImageCacheStore, policy: DownloadPolicy = DownloadPolicy(),
                 onEvent: (@Sendable (ImageEvent) -> Void)? = nil) {
         self.store = store
         self.policy = policy
@@ -64,14 +64,14 @@ public final class ImageDownloader: Sendable {
     /// The outstanding count: images that need the network and are not done yet, queued or in
     /// flight. Cache hits never count; a coalesced request counts once. The refresh comes once
     /// this has been zero for the debounce (``RefreshNotifier``).
-    public var outstandingCount: Int { counter.value }
+    var outstandingCount: Int { counter.value }
 
     /// Makes sure the image at `url` is in the cache: from the cache when fresh, revalidated when
     /// stale, downloaded when missing.
     ///
     /// A fetch asked for by a cancelled task is not started; one already running carries on
     /// (other callers may be waiting for the same URL) until ``cancelAll()``.
-    public func fetch(_ url: WebURL) async -> DownloadOutcome {
+    func fetch(_ url: WebURL) async -> DownloadOutcome {
         await fetch(url, knownLookup: nil)
     }
 
@@ -116,7 +116,7 @@ public final class ImageDownloader: Sendable {
     /// the tasks alive are the requests in flight, not the queue: a page of 2,000 images from one
     /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones, and a slow host never holds up
     /// another's images.
-    public func fetchAll(_ urls: [WebURL]) async -> [DownloadOutcome] {
+    func fetchAll(_ urls: [WebURL]) async -> [DownloadOutcome] {
         fetches.withLock { $0.activeCalls += 1 }
         defer {
             fetches.withLock { fetches in
@@ -208,7 +208,7 @@ public final class ImageDownloader: Sendable {
     /// Cancels every download under way and returns once they have all ended, so that no write
     /// into the cache is still going on. Their outcomes are `failed` with the reason `cancelled`;
     /// nothing partial is left in the cache. Later fetches work as usual.
-    public func cancelAll() async {
+    func cancelAll() async {
         let running = fetches.withLock { Array($0.inFlight.values) }
         for task in running { task.cancel() }
         for task in running { _ = await task.value }
@@ -229,13 +229,13 @@ public final class ImageDownloader: Sendable {
     /// images these are), so that its images start at that protocol's limit rather than at the
     /// HTTP/1.1 one until their own first response: over HTTP/2 with 50 ms round trips, one round
     /// trip sooner at full speed.
-    public func noteHTTPVersion(_ version: HTTPVersion?, forOriginOf url: WebURL) {
+    func noteHTTPVersion(_ version: HTTPVersion?, forOriginOf url: WebURL) {
         originLimits.observe(version, from: OriginLimits.origin(of: url))
     }
 
     /// How many requests the origin of `url` may have in flight now: ``DownloadPolicy/perHostStreams``
     /// once it has answered over HTTP/2, ``DownloadPolicy/perHostConcurrency`` until then.
-    public func currentLimit(forOriginOf url: WebURL) -> Int {
+    func currentLimit(forOriginOf url: WebURL) -> Int {
         originLimits.limit(for: OriginLimits.origin(of: url))
     }
 

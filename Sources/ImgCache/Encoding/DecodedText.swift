@@ -1,28 +1,28 @@
 /// Text decoded from a span of raw page bytes, remembering for every decoded scalar where it came from,
 /// so that a token found in the decoded text can be replaced in the raw bytes.
-public struct DecodedText: Sendable {
+struct DecodedText: Sendable {
     /// The decoded scalars.
-    public let scalars: [Unicode.Scalar]
+    let scalars: [Unicode.Scalar]
     /// rawOffsets[i] = offset (relative to the start of the raw span) of the first raw byte of scalars[i];
     /// rawOffsets[scalars.count] = raw span length.
     ///
     /// Offsets never decrease. They repeat only where one raw unit yields several scalars: a named
     /// reference such as "&NotEqualTilde;" or a Big5 byte pair that decodes to two scalars.
-    public var rawOffsets: [Int] { isPlainASCII ? Array(0...scalars.count) : storedOffsets }
+    var rawOffsets: [Int] { isPlainASCII ? Array(0...scalars.count) : storedOffsets }
     // Empty for plain ASCII, where scalar i is byte i: most attribute values, spared an array.
     private let storedOffsets: [Int]
     /// True when every scalar is the ASCII byte at the same offset: the raw bytes are the text.
-    public let isPlainASCII: Bool
+    let isPlainASCII: Bool
 
     /// The decoded text as a String.
-    public var string: String {
+    var string: String {
         String(scalars: scalars[...])
     }
 
     /// The raw byte range (relative to the span) that produced `scalarRange`, widened so that it
     /// never splits a raw unit that produced several scalars; replacing exactly these bytes replaces
     /// exactly that text.
-    public func rawRange(of scalarRange: Range<Int>) -> Range<Int> {
+    func rawRange(of scalarRange: Range<Int>) -> Range<Int> {
         let lower = min(max(scalarRange.lowerBound, 0), scalars.count)
         var upper = min(max(scalarRange.upperBound, lower), scalars.count)
         if isPlainASCII { return lower..<upper }
@@ -42,7 +42,7 @@ public struct DecodedText: Sendable {
     /// UTF-16 is handled too. For ISO-2022-JP and replacement, whose bytes mean nothing out of their
     /// stateful context, ASCII bytes are kept and other bytes become U+FFFD; transcode such pages
     /// first (``TextCodec/transcodeToUTF8Exactly(_:from:)``).
-    public static func decode(_ raw: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, characterReferences: Bool) -> DecodedText {
+    static func decode(_ raw: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, characterReferences: Bool) -> DecodedText {
         if encoding.isASCIICompatible, isPlainASCII(raw, ampersandMatters: characterReferences) {
             // Widened in one pass into uninitialised storage: `map` went through an iterator per byte,
             // and a page's style sheets are megabytes of such text.

@@ -1,39 +1,18 @@
-/// How the page's encoding was determined.
-public enum EncodingSource: String, Sendable {
-    /// A UTF-8 or UTF-16 byte order mark at the start of the page.
-    case byteOrderMark
-    /// The caller's label, typically the charset parameter of the HTTP Content-Type.
-    case transport
-    /// A declaration inside the page found by the prescan: a meta tag (or, failing that, an XML
-    /// declaration or a UTF-16 "<?x" prefix).
-    case metaDeclaration
-    /// The bytes are valid UTF-8 with non-ASCII characters, and nothing (trustworthy) said otherwise.
-    case utf8Detection
-    /// Nothing declared the encoding and the bytes are not UTF-8 with non-ASCII: windows-1252.
-    case defaultEncoding
-    /// A stylesheet's `@charset "…";` rule at its very start.
-    case charsetRule
-    /// A stylesheet without BOM or `@charset`: the encoding of the page that links it.
-    case referringDocument
-    /// A stylesheet without BOM, `@charset` or linking page: UTF-8, as CSS says.
-    case cssDefault
-}
-
 /// The outcome of ``EncodingSniffer/sniff(_:transportLabel:)``.
-public struct SniffedEncoding: Sendable, Equatable {
+struct SniffedEncoding: Sendable, Equatable {
     /// The encoding to read the page with.
-    public let encoding: HTMLEncoding
+    let encoding: HTMLEncoding
     /// Which step of the sniffing decided it.
-    public let source: EncodingSource
+    let source: EncodingSource
     /// Length of the byte order mark that starts the page: 0, 2 or 3. The mark belongs to neither
     /// the text nor its markup, so decoders skip it.
-    public let byteOrderMarkLength: Int
+    let byteOrderMarkLength: Int
     /// Set when a declaration was overridden because the bytes disagree with it (e.g. a page that says gb2312
     /// but is valid UTF-8 with non-ASCII), or when a label is unknown. A human-readable sentence.
-    public let warning: String?
+    let warning: String?
 
     /// Creates a result, e.g. for an encoding the caller already knows.
-    public init(encoding: HTMLEncoding, source: EncodingSource, byteOrderMarkLength: Int = 0, warning: String? = nil) {
+    init(encoding: HTMLEncoding, source: EncodingSource, byteOrderMarkLength: Int = 0, warning: String? = nil) {
         self.encoding = encoding
         self.source = source
         self.byteOrderMarkLength = byteOrderMarkLength
@@ -43,7 +22,7 @@ public struct SniffedEncoding: Sendable, Equatable {
 
 /// Determines a page's encoding the way browsers do (the HTML Standard's "encoding sniffing
 /// algorithm"), with one deliberate departure for declarations the bytes contradict.
-public enum EncodingSniffer {
+enum EncodingSniffer {
     /// Browsers' order: BOM; then the caller's encoding (e.g. the HTTP Content-Type charset label); then a
     /// `<meta charset>`/`<meta http-equiv=Content-Type content="...charset=...">` found by the HTML
     /// Standard's "prescan a byte stream to determine its encoding" (first 1024 bytes, UTF-16
@@ -66,7 +45,7 @@ public enum EncodingSniffer {
     ///
     /// Also, a transport label of UTF-16 is ignored (with a warning) when there is no BOM and no 0x00
     /// byte in the first 1024 bytes: UTF-16 markup is half zero bytes. Never crashes on any input.
-    public static func sniff(_ bytes: UnsafeBufferPointer<UInt8>, transportLabel: String?) -> SniffedEncoding {
+    static func sniff(_ bytes: UnsafeBufferPointer<UInt8>, transportLabel: String?) -> SniffedEncoding {
         if let (encoding, length) = byteOrderMark(bytes) {
             return SniffedEncoding(encoding: encoding, source: .byteOrderMark, byteOrderMarkLength: length)
         }
@@ -99,7 +78,7 @@ public enum EncodingSniffer {
     }
 
     /// The encoding and length of a byte order mark at the start of `bytes`.
-    public static func byteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> (encoding: HTMLEncoding, length: Int)? {
+    static func byteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> (encoding: HTMLEncoding, length: Int)? {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { return (.utf8, 3) }
         if bytes.count >= 2, bytes[0] == 0xFE, bytes[1] == 0xFF { return (.utf16BE, 2) }
         if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xFE { return (.utf16LE, 2) }

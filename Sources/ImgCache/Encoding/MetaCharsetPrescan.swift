@@ -2,15 +2,15 @@
 /// `<meta charset>` or `<meta http-equiv=Content-Type content="...charset=...">` in the first
 /// 1024 bytes, skipping comments and the attributes of other tags the way a browser's prescan does,
 /// and falls back to an `<?xml ... encoding="...">` declaration when no meta is found.
-public enum MetaCharsetPrescan {
+@_spi(Fuzzing) public enum MetaCharsetPrescan {
     /// How many bytes are looked at, as browsers do; a declaration that does not end inside them
     /// is not seen.
-    public static let byteLimit = 1024
+    @_spi(Fuzzing) public static let byteLimit = 1024
 
     /// The declared encoding, or nil when there is none. A meta declaring UTF-16 yields UTF-8 and
     /// one declaring x-user-defined yields windows-1252, as in browsers (a page that can be read as
     /// ASCII to find the tag cannot be UTF-16). A UTF-16 "<?x" prefix yields UTF-16LE/BE.
-    public static func prescan(_ bytes: UnsafeBufferPointer<UInt8>) -> HTMLEncoding? {
+    @_spi(Fuzzing) public static func prescan(_ bytes: UnsafeBufferPointer<UInt8>) -> HTMLEncoding? {
         scan(bytes).encoding
     }
 

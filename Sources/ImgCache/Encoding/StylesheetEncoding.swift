@@ -4,7 +4,7 @@
 /// ASCII-compatible); then the encoding of the page that links the stylesheet; then UTF-8.
 ///
 /// Unlike pages, stylesheets are never sniffed for UTF-8 or defaulted to windows-1252.
-public enum StylesheetEncoding {
+enum StylesheetEncoding {
     /// The bytes a `@charset` rule must start with, exactly: `@charset "`.
     private static let charsetPrefix = Array("@charset \"".utf8)
     /// CSS looks for the rule's end within the first 1024 bytes.
@@ -13,7 +13,7 @@ public enum StylesheetEncoding {
     /// - Parameters:
     ///   - bytes: the stylesheet.
     ///   - referringDocument: the encoding of the page that links it, when known.
-    public static func determine(_ bytes: UnsafeBufferPointer<UInt8>, referringDocument: HTMLEncoding?) -> SniffedEncoding {
+    static func determine(_ bytes: UnsafeBufferPointer<UInt8>, referringDocument: HTMLEncoding?) -> SniffedEncoding {
         if let (encoding, length) = EncodingSniffer.byteOrderMark(bytes) {
             return SniffedEncoding(encoding: encoding, source: .byteOrderMark, byteOrderMarkLength: length)
         }
@@ -37,7 +37,7 @@ public enum StylesheetEncoding {
     /// Whether the encoding of a linking page could matter for `bytes`: no byte order mark, no
     /// `@charset` rule, and some non-ASCII byte (ASCII reads the same in every encoding a
     /// stylesheet can fall back to).
-    public static func needsReferringEncoding(_ bytes: [UInt8]) -> Bool {
+    static func needsReferringEncoding(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in
             EncodingSniffer.byteOrderMark(buffer) == nil && charsetLabel(buffer) == nil && buffer.contains { $0 >= 0x80 }
         }

@@ -4,10 +4,10 @@
 /// Single-byte encodings, UTF-8, UTF-16 and x-user-defined are done here from the standard's
 /// indexes; the CJK encodings and ISO-2022-JP go through iconv, with the few corrections that make
 /// glibc behave like a browser (see ``LegacyRules``).
-public enum TextCodec {
+@_spi(Fuzzing) public enum TextCodec {
     /// Decodes `bytes` as a browser would. A byte order mark is not stripped: callers slice it off
     /// with ``SniffedEncoding/byteOrderMarkLength``.
-    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, from encoding: HTMLEncoding) -> String {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, from encoding: HTMLEncoding) -> String {
         if encoding.kind == .utf8 { return String(decoding: bytes, as: UTF8.self) }
         let utf8 = decodeToUTF8(bytes, from: encoding, strict: false) ?? []
         return String(decoding: utf8, as: UTF8.self)
@@ -18,7 +18,7 @@ public enum TextCodec {
     ///
     /// As in the URL Standard's "get an output encoding", UTF-16BE/LE and replacement encode as
     /// UTF-8: a browser never puts UTF-16 into a URL. Use ``transcodeFromUTF8(_:to:)`` for real UTF-16.
-    public static func encode(_ string: String, to encoding: HTMLEncoding) -> [UInt8] {
+    @_spi(Fuzzing) public static func encode(_ string: String, to encoding: HTMLEncoding) -> [UInt8] {
         switch encoding.kind {
         case .utf8, .utf16LE, .utf16BE, .replacement:
             return Array(string.utf8)
@@ -30,7 +30,7 @@ public enum TextCodec {
     /// Whole-document transcoding for encodings that are not ASCII-compatible (UTF-16, ISO-2022-JP):
     /// returns the UTF-8 form of `bytes`, or nil unless `bytes` decode without error and converting
     /// back reproduces them exactly (so edits made in UTF-8 can be carried back safely).
-    public static func transcodeToUTF8Exactly(_ bytes: UnsafeBufferPointer<UInt8>, from encoding: HTMLEncoding) -> [UInt8]? {
+    @_spi(Fuzzing) public static func transcodeToUTF8Exactly(_ bytes: UnsafeBufferPointer<UInt8>, from encoding: HTMLEncoding) -> [UInt8]? {
         guard let utf8 = decodeToUTF8(bytes, from: encoding, strict: true) else { return nil }
         if encoding.kind == .utf8 { return utf8 }
         guard let back = transcodeFromUTF8(utf8, to: encoding), back.elementsEqual(bytes) else { return nil }
@@ -39,7 +39,7 @@ public enum TextCodec {
 
     /// Converts UTF-8 `bytes` to `encoding` (real UTF-16 for UTF-16BE/LE), or nil when the input is not
     /// valid UTF-8 or holds a character the encoding cannot represent; nothing is replaced silently.
-    public static func transcodeFromUTF8(_ bytes: [UInt8], to encoding: HTMLEncoding) -> [UInt8]? {
+    static func transcodeFromUTF8(_ bytes: [UInt8], to encoding: HTMLEncoding) -> [UInt8]? {
         let valid = bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
         guard valid else { return nil }
         if encoding.kind == .utf8 { return bytes }

@@ -2,15 +2,15 @@
 /// surrogates (ED A0–ED BF), code points above U+10FFFF and truncated sequences are all invalid.
 ///
 /// Built to run over whole pages (100 MB and more): one pass, eight ASCII bytes per step.
-public enum UTF8Validation {
+enum UTF8Validation {
     /// Offset of the first byte of the first invalid or truncated sequence, or nil when `bytes`
     /// is entirely valid UTF-8.
-    public static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         scan(bytes).firstInvalidOffset
     }
 
     /// True when `bytes` is entirely valid UTF-8 (the empty buffer and pure ASCII are valid).
-    public static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         firstInvalidOffset(in: bytes) == nil
     }
 

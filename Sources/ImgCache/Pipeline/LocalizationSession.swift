@@ -110,6 +110,12 @@ public final class LocalizationSession: Sendable {
         return known
     }
 
+    /// Makes sure these images are in the cache (fetching those that are not, or are stale),
+    /// as a page's images are: for images an app knows it will show. Outcomes in input order.
+    public func fetch(_ urls: [WebURL]) async -> [DownloadOutcome] {
+        await downloader.fetchAll(urls)
+    }
+
     // MARK: - Files
 
     /// Reads (or fetches) a page or stylesheet, localises its images in `mode`, and writes the

@@ -106,11 +106,11 @@ public final class OfflinePageLoader: Sendable {
     /// The cached bytes and content type of an image, by its absolute URL: what a custom URL
     /// scheme handler serves. Nil while it is not (or not intact) in the cache.
     public func image(for url: WebURL) -> (bytes: [UInt8], contentType: String?)? {
-        store.contents(for: url).map { ($0.bytes, $0.metadata.contentType) }
+        store.contents(for: url).map { ($0.bytes, $0.image.contentType) }
     }
 
     /// The same, by the local name a page rewritten with `.urlPrefix` asks for.
     public func image(forLocalName localName: String) -> (bytes: [UInt8], contentType: String?)? {
-        store.contents(forLocalName: localName).map { ($0.bytes, $0.metadata.contentType) }
+        store.contents(forLocalName: localName).map { ($0.bytes, $0.image.contentType) }
     }
 }

@@ -5,35 +5,14 @@ import Glibc
 import Darwin
 #endif
 
-/// An error writing or reading a file, naming the file and what went wrong.
-public struct FileError: Error, CustomStringConvertible, Sendable {
-    /// The file's path.
-    public let path: String
-    /// What went wrong, in words.
-    public let reason: String
-
-    /// A human-readable sentence.
-    public var description: String { "\(path): \(reason)" }
-
-    init(path: String, errno code: Int32) {
-        self.path = path
-        self.reason = String(cString: strerror(code))
-    }
-
-    init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-}
-
 /// Writes whole files or nothing: the bytes go to a temporary file in the same folder, which
 /// is then renamed over the destination. A reader, or a later run after the process is killed,
 /// sees either the old file or the complete new one, never a partial one. (No fsync: that would
 /// also cover power loss, at a cost of milliseconds per file that thousands of images can't pay.)
-public enum AtomicFile {
+package enum AtomicFile {
     /// Writes `bytes` to `path` atomically, creating the parent folder if needed.
     /// - Throws: `FileError` naming the path when the folder cannot be created or the write fails.
-    public static func write(_ bytes: some Collection<UInt8>, to path: String) throws {
+    package static func write(_ bytes: some Collection<UInt8>, to path: String) throws {
         let contiguous = Array(bytes)
         try write(to: path) { emit in try contiguous.withUnsafeBytes { try emit($0) } }
     }
@@ -43,7 +22,7 @@ public enum AtomicFile {
     /// page ``RewriteResult/writeBytes(_:)``), which then never has to be whole in memory. When `produce` throws, nothing is written and its
     /// error is rethrown.
     /// - Throws: `FileError` naming the path when the folder cannot be created or a write fails.
-    public static func write(to path: String, by produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    package static func write(to path: String, by produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         // Nearly every write goes to a folder that exists: the folder is made (through
         // FileManager, several system calls a file) only when the first try fails.
         var temporary = temporaryName(beside: path)
@@ -77,7 +56,7 @@ public enum AtomicFile {
     /// - Returns: true when the copy is a hard link.
     /// - Throws: `FileError` naming the path that could not be read or written.
     @discardableResult
-    public static func place(copyOf source: String, at destination: String) throws -> Bool {
+    package static func place(copyOf source: String, at destination: String) throws -> Bool {
         var sourceInfo = stat(), destinationInfo = stat()
         guard stat(source, &sourceInfo) == 0 else { throw FileError(path: source, errno: errno) }
         if stat(destination, &destinationInfo) == 0, destinationInfo.st_ino == sourceInfo.st_ino,
@@ -129,7 +108,7 @@ public enum AtomicFile {
 
     /// Reads a whole file straight into an array (no intermediate copy: pages can be large).
     /// - Throws: `FileError` naming the path when it cannot be read (missing, a folder, no permission).
-    public static func read(_ path: String) throws -> [UInt8] {
+    package static func read(_ path: String) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw errno == ENOENT ? FileError(path: path, reason: "no such file") : FileError(path: path, errno: errno)

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Paths between folders, for writing a cache location as a path relative to a page.
-public enum RelativePath {
+package enum RelativePath {
     /// The path that leads from `folder` to `target`, both taken relative to the current folder
     /// when not absolute: `("Web", "Web/images")` → `images`, `("out", "cache")` → `../cache`.
-    public static func from(folder: String, to target: String) -> String {
+    package static func from(folder: String, to target: String) -> String {
         let from = components(of: folder)
         let to = components(of: target)
         var common = 0

@@ -135,7 +135,7 @@ struct CacheIndexRecordSafetyTests {
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: outside))
         let cache = folder.path + "/cache"
         let store = try ImageCacheStore(directory: cache)
-        let kept = try store.store([9, 9], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        let kept = try store.storeEntry([9, 9], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
 
         var hostile = kept
         hostile.localName = "../outside.png"

@@ -24,7 +24,7 @@ struct ImageCacheBatchTests {
         let indexLines = String(decoding: folder.read(".imgcache.index") ?? [], as: UTF8.self).split(separator: "\n")
         #expect(indexLines.count == 6)
         let other = try ImageCacheStore(directory: folder.path)
-        #expect(other.contents(for: images[3].url)?.metadata.etag == "\"e3\"")
+        #expect(other.entry(for: images[3].url)?.metadata.etag == "\"e3\"")
         #expect(folder.entryFiles().count == 6, "no temporary file is left: \(folder.allFiles())")
     }
 

@@ -21,9 +21,9 @@ struct ImageCacheConcurrencyTests {
             CacheTestData.onThreads(8) { thread in
                 for (index, name) in names.enumerated() where index % 8 == thread {
                     do {
-                        try store.store(Self.bytes(for: name), for: CacheTestData.url(name), contentType: "image/png", etag: nil, lastModified: nil)
+                        try store.storeEntry(Self.bytes(for: name), for: CacheTestData.url(name), contentType: "image/png", etag: nil, lastModified: nil)
                         // Everyone also writes one shared entry, each with its own bytes.
-                        try store.store(Self.bytes(for: "shared", variant: thread), for: CacheTestData.url("shared"), contentType: nil, etag: nil, lastModified: nil)
+                        try store.storeEntry(Self.bytes(for: "shared", variant: thread), for: CacheTestData.url("shared"), contentType: nil, etag: nil, lastModified: nil)
                     } catch {
                         failures.increment()
                     }
@@ -75,7 +75,7 @@ struct ImageCacheConcurrencyTests {
                 for index in 0..<80 {
                     let name = "t\(thread)-\(index)"
                     do {
-                        try store.store(Self.bytes(for: name), for: CacheTestData.url(name), contentType: nil, etag: nil, lastModified: nil,
+                        try store.storeEntry(Self.bytes(for: name), for: CacheTestData.url(name), contentType: nil, etag: nil, lastModified: nil,
                                         now: CacheTestData.t0 + Double(index))
                     } catch {
                         failures.increment()
@@ -111,7 +111,7 @@ struct ImageCacheConcurrencyTests {
                             if index % 5 == 0 { try store.clear() }
                         } else {
                             let name = "t\(thread)-\(index)"
-                            try store.store(Self.bytes(for: name), for: CacheTestData.url(name), contentType: nil, etag: nil, lastModified: nil)
+                            try store.storeEntry(Self.bytes(for: name), for: CacheTestData.url(name), contentType: nil, etag: nil, lastModified: nil)
                         }
                     } catch {
                         failures.increment()
@@ -124,7 +124,7 @@ struct ImageCacheConcurrencyTests {
             #expect(!folder.allFiles().contains { $0.contains(".tmp-") })
             // The size total still matches the folder: filling it again evicts down to the cap exactly.
             for index in 0..<60 {
-                try store.store(Self.bytes(for: "after-\(index)"), for: CacheTestData.url("after-\(index)"), contentType: nil, etag: nil, lastModified: nil)
+                try store.storeEntry(Self.bytes(for: "after-\(index)"), for: CacheTestData.url("after-\(index)"), contentType: nil, etag: nil, lastModified: nil)
             }
             #expect(store.stats().totalBytes == 50_000)
         }
@@ -136,7 +136,7 @@ struct ImageCacheConcurrencyTests {
         try await offPool {
             let folder = try CacheTestFolder()
             let store = try ImageCacheStore(directory: folder.path)
-            try store.store([1, 2, 3], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+            try store.storeEntry([1, 2, 3], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
 
             // flock(1) takes the same flock(2) lock the store takes, from a separate process.
             let holder = try CacheTestProcess.start(
@@ -162,7 +162,7 @@ struct ImageCacheConcurrencyTests {
             let folder = try CacheTestFolder()
             let store = try ImageCacheStore(directory: folder.path)
             let original = Self.bytes(for: "a", count: 50_000)
-            let entry = try store.store(original, for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+            let entry = try store.storeEntry(original, for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
             try Data(original).write(to: URL(fileURLWithPath: folder.path + "/original"))
             try Data(Self.bytes(for: "forged", count: 50_000)).write(to: URL(fileURLWithPath: folder.path + "/forged"))
 
@@ -212,7 +212,7 @@ struct ImageCacheConcurrencyTests {
         let other = prefix == "child" ? "parent" : "child"
         for index in 0..<300 {
             let name = "\(prefix)-\(index)"
-            try store.store(bytes(for: name), for: CacheTestData.url(name), contentType: nil, etag: nil, lastModified: nil)
+            try store.storeEntry(bytes(for: name), for: CacheTestData.url(name), contentType: nil, etag: nil, lastModified: nil)
             let peek = "\(other)-\(Int.random(in: 0..<300))"
             if let found = store.contents(for: CacheTestData.url(peek)) {
                 #expect(found.bytes == bytes(for: peek))

@@ -66,7 +66,7 @@ struct ImageCacheScaleTests {
 
             // At the cap, three more images evict the three least recently used: 10, 11 and 12.
             for index in 0..<3 {
-                try reader.store([UInt8](repeating: 200, count: 1_000), for: CacheTestData.url("new-\(index)"),
+                try reader.storeEntry([UInt8](repeating: 200, count: 1_000), for: CacheTestData.url("new-\(index)"),
                                  contentType: "image/png", etag: nil, lastModified: nil, now: CacheTestData.t0 + 2_000)
             }
             #expect(urls[10...12].allSatisfy { writer.lookup($0) == .missing })
@@ -84,7 +84,7 @@ struct ImageCacheScaleTests {
             let store = try ImageCacheStore(directory: folder.path)
             let urls = (0..<20).map { CacheTestData.url("compact-\($0)") }
             for (index, url) in urls.enumerated() {
-                try store.store([UInt8](repeating: UInt8(index), count: 100 + index), for: url, contentType: "image/png",
+                try store.storeEntry([UInt8](repeating: UInt8(index), count: 100 + index), for: url, contentType: "image/png",
                                 etag: nil, lastModified: nil, now: CacheTestData.t0)
             }
             for url in urls[0..<5] { store.markUsed(url, now: CacheTestData.t0 + 500) }

@@ -14,7 +14,7 @@ struct ImageCacheStoreTests {
         let url = WebURL("https://images.example.com/a/cat.PNG?size=2#frag")!
         let bytes = CacheTestData.bytes(5_000, seed: 1)
 
-        let stored = try store.store(bytes, for: url, contentType: "image/png", etag: "\"abc\"",
+        let stored = try store.storeEntry(bytes, for: url, contentType: "image/png", etag: "\"abc\"",
                                      lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", now: t0)
 
         let localName = try #require(naming.localName(for: url))
@@ -36,9 +36,15 @@ struct ImageCacheStoreTests {
         #expect(store.lookup(url, now: t0.addingTimeInterval(1)) == .fresh(stored))
         // The fragment never changes what is fetched, so it does not change the entry.
         #expect(store.lookup(WebURL("https://images.example.com/a/cat.PNG?size=2")!, now: t0) == .fresh(stored))
-        let contents = try #require(store.contents(for: url))
+        let contents = try #require(store.entry(for: url))
         #expect(contents.bytes == bytes)
         #expect(contents.metadata == stored)
+        // What an app sees: the same, without the record's internals.
+        let view = try #require(store.contents(for: url))
+        #expect(view.bytes == bytes)
+        #expect(view.image == CachedImage(stored))
+        #expect(view.image.etag == stored.etag && view.image.localName == localName && view.image.byteCount == bytes.count)
+        #expect(store.cachedImage(for: url) == CachedImage(stored))
         #expect(store.contents(forLocalName: localName)?.bytes == bytes)
         #expect(folder.entryFiles() == [localName])
     }
@@ -47,7 +53,7 @@ struct ImageCacheStoreTests {
     func metadataSurvivesReopening() throws {
         let folder = try CacheTestFolder()
         let odd = Date(timeIntervalSinceReferenceDate: 722_000_000.123_456_789)
-        let stored = try ImageCacheStore(directory: folder.path).store(
+        let stored = try ImageCacheStore(directory: folder.path).storeEntry(
             [1, 2, 3], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: odd)
         let reopened = try ImageCacheStore(directory: folder.path)
         #expect(reopened.lookup(CacheTestData.url("a")) == .fresh(stored))
@@ -61,7 +67,7 @@ struct ImageCacheStoreTests {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 3600))
         let url = CacheTestData.url("a")
-        try store.store([7, 7, 7], for: url, contentType: "image/png", etag: "\"v1\"", lastModified: nil, now: t0)
+        try store.storeEntry([7, 7, 7], for: url, contentType: "image/png", etag: "\"v1\"", lastModified: nil, now: t0)
 
         guard case .fresh = store.lookup(url, now: t0.addingTimeInterval(3599)) else {
             Issue.record("expected fresh just before maxAge")
@@ -80,7 +86,7 @@ struct ImageCacheStoreTests {
         let folder = try CacheTestFolder()
         let url = CacheTestData.url("a")
         let always = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 0))
-        try always.store([1], for: url, contentType: nil, etag: nil, lastModified: nil, now: t0)
+        try always.storeEntry([1], for: url, contentType: nil, etag: nil, lastModified: nil, now: t0)
         guard case .stale = always.lookup(url, now: t0) else { Issue.record("maxAge 0: expected stale"); return }
         // Even when the clock went backwards.
         guard case .stale = always.lookup(url, now: t0.addingTimeInterval(-60)) else { Issue.record("expected stale"); return }
@@ -98,18 +104,18 @@ struct ImageCacheStoreTests {
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxTotalBytes: 400))
         let (a, b, c, d, e) = (CacheTestData.url("a"), CacheTestData.url("b"), CacheTestData.url("c"),
                                CacheTestData.url("d"), CacheTestData.url("e"))
-        try store.store(CacheTestData.bytes(100, seed: 1), for: a, contentType: nil, etag: nil, lastModified: nil, now: t0)
-        try store.store(CacheTestData.bytes(100, seed: 2), for: b, contentType: nil, etag: nil, lastModified: nil, now: t0 + 1)
-        try store.store(CacheTestData.bytes(100, seed: 3), for: c, contentType: nil, etag: nil, lastModified: nil, now: t0 + 2)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 1), for: a, contentType: nil, etag: nil, lastModified: nil, now: t0)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 2), for: b, contentType: nil, etag: nil, lastModified: nil, now: t0 + 1)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 3), for: c, contentType: nil, etag: nil, lastModified: nil, now: t0 + 2)
         store.markUsed(a, now: t0 + 100)
 
         // 300 + 200 = 500 > 400: the least recently used (B, since A was used) goes, and that is enough.
-        try store.store(CacheTestData.bytes(200, seed: 4), for: d, contentType: nil, etag: nil, lastModified: nil, now: t0 + 101)
+        try store.storeEntry(CacheTestData.bytes(200, seed: 4), for: d, contentType: nil, etag: nil, lastModified: nil, now: t0 + 101)
         #expect(store.lookup(b, now: t0 + 101) == .missing)
         for kept in [a, c, d] { #expect(store.lookup(kept, now: t0 + 101) != .missing) }
 
         // 400 + 100 = 500 again: now C is the least recently used.
-        try store.store(CacheTestData.bytes(100, seed: 5), for: e, contentType: nil, etag: nil, lastModified: nil, now: t0 + 102)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 5), for: e, contentType: nil, etag: nil, lastModified: nil, now: t0 + 102)
         #expect(store.lookup(c, now: t0 + 102) == .missing)
         for kept in [a, d, e] { #expect(store.contents(for: kept) != nil) }
         #expect(store.stats().totalBytes == 400)
@@ -120,9 +126,9 @@ struct ImageCacheStoreTests {
     func imageLargerThanCap() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxTotalBytes: 1_000))
-        try store.store(CacheTestData.bytes(500, seed: 1), for: CacheTestData.url("small"), contentType: nil, etag: nil, lastModified: nil)
+        try store.storeEntry(CacheTestData.bytes(500, seed: 1), for: CacheTestData.url("small"), contentType: nil, etag: nil, lastModified: nil)
         #expect(throws: ImageCacheError.largerThanCache(url: CacheTestData.url("huge").serialized, byteCount: 1_001, maxTotalBytes: 1_000)) {
-            try store.store(CacheTestData.bytes(1_001, seed: 2), for: CacheTestData.url("huge"), contentType: nil, etag: nil, lastModified: nil)
+            try store.storeEntry(CacheTestData.bytes(1_001, seed: 2), for: CacheTestData.url("huge"), contentType: nil, etag: nil, lastModified: nil)
         }
         #expect(store.contents(for: CacheTestData.url("small")) != nil)
         #expect(store.lookup(CacheTestData.url("huge")) == .missing)
@@ -134,7 +140,7 @@ struct ImageCacheStoreTests {
         let store = try ImageCacheStore(directory: folder.path)
         let page = WebURL("https://example.com/index.html")!
         #expect(throws: ImageCacheError.noLocalName(url: "https://example.com/index.html")) {
-            try store.store([1], for: page, contentType: nil, etag: nil, lastModified: nil)
+            try store.storeEntry([1], for: page, contentType: nil, etag: nil, lastModified: nil)
         }
         #expect(store.lookup(page) == .missing)
         #expect(store.path(for: page) == nil)
@@ -145,8 +151,8 @@ struct ImageCacheStoreTests {
     func truncatedImage() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
-        let damaged = try store.store(CacheTestData.bytes(1_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
-        try store.store(CacheTestData.bytes(1_000, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil)
+        let damaged = try store.storeEntry(CacheTestData.bytes(1_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        try store.storeEntry(CacheTestData.bytes(1_000, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil)
 
         let handle = try #require(FileHandle(forWritingAtPath: folder.path + "/" + damaged.localName))
         try handle.truncate(atOffset: 400)
@@ -164,7 +170,7 @@ struct ImageCacheStoreTests {
     func replacedImage() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
-        let entry = try store.store(CacheTestData.bytes(1_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        let entry = try store.storeEntry(CacheTestData.bytes(1_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         try Data(CacheTestData.bytes(1_000, seed: 99)).write(to: URL(fileURLWithPath: folder.path + "/" + entry.localName), options: .atomic)
 
         #expect(store.lookup(CacheTestData.url("a")) == .missing)
@@ -179,7 +185,7 @@ struct ImageCacheStoreTests {
     func lookupDoesNotHashButServingDoes() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
-        let entry = try store.store(CacheTestData.bytes(1_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        let entry = try store.storeEntry(CacheTestData.bytes(1_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         let path = folder.path + "/" + entry.localName
 
         // Forge the bytes in place and put the modification time back: nothing `stat` sees changes.
@@ -200,7 +206,7 @@ struct ImageCacheStoreTests {
     func copiedFolderStillWorks() throws {
         let original = try CacheTestFolder()
         let store = try ImageCacheStore(directory: original.path)
-        let entry = try store.store(CacheTestData.bytes(2_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0)
+        let entry = try store.storeEntry(CacheTestData.bytes(2_000, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0)
 
         let copy = try CacheTestFolder()
         for name in original.allFiles() where name != ".imgcache.lock" {
@@ -221,7 +227,7 @@ struct ImageCacheStoreTests {
     func leftoverTemporaryFile() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
-        let entry = try store.store([1, 2, 3], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        let entry = try store.storeEntry([1, 2, 3], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         let leftover = "." + entry.localName + ".tmp-99999-12345"
         try Data([9, 9]).write(to: URL(fileURLWithPath: folder.path + "/" + leftover))
 
@@ -240,17 +246,15 @@ struct ImageCacheStoreTests {
     func pruneRemovesWhatIsUseless() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 100))
-        try store.store([1], for: CacheTestData.url("old"), contentType: nil, etag: nil, lastModified: nil, now: t0)
-        try store.store([2], for: CacheTestData.url("recent"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 500)
-        let damaged = try store.store([3, 3], for: CacheTestData.url("damaged"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 500)
+        try store.storeEntry([1], for: CacheTestData.url("old"), contentType: nil, etag: nil, lastModified: nil, now: t0)
+        try store.storeEntry([2], for: CacheTestData.url("recent"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 500)
+        let damaged = try store.storeEntry([3, 3], for: CacheTestData.url("damaged"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 500)
         try Data([4]).write(to: URL(fileURLWithPath: folder.path + "/" + damaged.localName))
         let orphan = String(repeating: "ab", count: 32) + ".png"
         try Data([5]).write(to: URL(fileURLWithPath: folder.path + "/" + orphan))
         let unrelated = "notes.txt"
         try Data([6]).write(to: URL(fileURLWithPath: folder.path + "/" + unrelated))
-        let legacySidecar = String(repeating: "cd", count: 32) + ".png.json"
-        try Data("{}".utf8).write(to: URL(fileURLWithPath: folder.path + "/" + legacySidecar))
-        let vanished = try store.store([7], for: CacheTestData.url("vanished"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 500)
+        let vanished = try store.storeEntry([7], for: CacheTestData.url("vanished"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 500)
         try FileManager.default.removeItem(atPath: folder.path + "/" + vanished.localName)
         let indexBefore = try #require(folder.read(".imgcache.index"))
 
@@ -259,7 +263,6 @@ struct ImageCacheStoreTests {
         #expect(store.lookup(CacheTestData.url("recent"), now: t0 + 550) != .missing)
         #expect(!folder.exists(damaged.localName))
         #expect(!folder.exists(orphan))
-        #expect(!folder.exists(legacySidecar), "sidecars of earlier versions go")
         // The index is rewritten to what is left: one record.
         let indexAfter = try #require(folder.read(".imgcache.index"))
         #expect(indexAfter.count < indexBefore.count)
@@ -273,9 +276,9 @@ struct ImageCacheStoreTests {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path, naming: LocalImageNaming(fanOut: true))
         #expect(store.stats() == CacheStats(entryCount: 0, totalBytes: 0, oldestFetchedAt: nil, newestFetchedAt: nil))
-        try store.store(CacheTestData.bytes(10, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 5)
-        try store.store(CacheTestData.bytes(20, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil, now: t0)
-        try store.store(CacheTestData.bytes(30, seed: 3), for: CacheTestData.url("c"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 9)
+        try store.storeEntry(CacheTestData.bytes(10, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 5)
+        try store.storeEntry(CacheTestData.bytes(20, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil, now: t0)
+        try store.storeEntry(CacheTestData.bytes(30, seed: 3), for: CacheTestData.url("c"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 9)
         #expect(store.stats() == CacheStats(entryCount: 3, totalBytes: 60, oldestFetchedAt: t0, newestFetchedAt: t0 + 9))
 
         #expect(try store.remove(CacheTestData.url("b")))
@@ -293,7 +296,7 @@ struct ImageCacheStoreTests {
         #expect(FileManager.default.fileExists(atPath: folder.path))
         #expect(store.stats().entryCount == 0)
         // The folder is still a working cache.
-        try store.store([1], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        try store.storeEntry([1], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         #expect(store.contents(for: CacheTestData.url("a"))?.bytes == [1])
     }
 
@@ -302,7 +305,7 @@ struct ImageCacheStoreTests {
         let folder = try CacheTestFolder()
         let naming = LocalImageNaming(fanOut: true)
         let store = try ImageCacheStore(directory: folder.path, naming: naming)
-        let entry = try store.store([4, 5, 6], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        let entry = try store.storeEntry([4, 5, 6], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         #expect(entry.localName == naming.localName(for: CacheTestData.url("a")))
         #expect(entry.localName.dropFirst(2).hasPrefix("/" + entry.localName.prefix(2)))
         #expect(folder.read(entry.localName) == [4, 5, 6])
@@ -314,7 +317,7 @@ struct ImageCacheStoreTests {
     func localNamesAreChecked() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
-        let entry = try store.store([1], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        let entry = try store.storeEntry([1], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         let hex = String(entry.localName.prefix(64))
         for hostile in ["../" + entry.localName, "/etc/passwd", "./" + entry.localName, entry.localName + "/..",
                         hex + ".png/../" + entry.localName, "ab/" + hex + ".png", hex + "..png", hex, "", ".imgcache.lock",
@@ -331,7 +334,7 @@ struct ImageCacheStoreTests {
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 100))
         let url = CacheTestData.url("a")
         let bytes = CacheTestData.bytes(3_000, seed: 1)
-        let stored = try store.store(bytes, for: url, contentType: "image/png", etag: "\"v1\"", lastModified: nil, now: t0)
+        let stored = try store.storeEntry(bytes, for: url, contentType: "image/png", etag: "\"v1\"", lastModified: nil, now: t0)
         guard case .stale = store.lookup(url, now: t0 + 200) else { Issue.record("expected stale"); return }
 
         try store.markRevalidated(url, etag: nil, lastModified: "Tue, 14 Nov 2023 22:13:20 GMT", now: t0 + 200)
@@ -357,7 +360,7 @@ struct ImageCacheStoreTests {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
         let url = CacheTestData.url("a")
-        try store.store([1], for: url, contentType: nil, etag: nil, lastModified: nil, now: t0)
+        try store.storeEntry([1], for: url, contentType: nil, etag: nil, lastModified: nil, now: t0)
         let written = folder.read(".imgcache.index")
 
         store.markUsed(url, now: t0 + 30)
@@ -375,10 +378,10 @@ struct ImageCacheStoreTests {
     func restoreReplaces() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxTotalBytes: 250))
-        try store.store(CacheTestData.bytes(100, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0)
-        try store.store(CacheTestData.bytes(100, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 1)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 1)
         let newer = CacheTestData.bytes(120, seed: 3)
-        try store.store(newer, for: CacheTestData.url("a"), contentType: nil, etag: "\"2\"", lastModified: nil, now: t0 + 2)
+        try store.storeEntry(newer, for: CacheTestData.url("a"), contentType: nil, etag: "\"2\"", lastModified: nil, now: t0 + 2)
         // 120 + 100 fits in 250: replacing A must not have counted its old 100 bytes too.
         #expect(store.contents(for: CacheTestData.url("b")) != nil)
         #expect(store.contents(for: CacheTestData.url("a"))?.bytes == newer)
@@ -391,7 +394,7 @@ struct ImageCacheStoreTests {
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 3600, maxTotalBytes: 300))
         let urls = ["a", "b", "c"].map(CacheTestData.url)
         for (index, url) in urls.enumerated() {
-            try store.store(CacheTestData.bytes(100, seed: index), for: url, contentType: nil, etag: nil, lastModified: nil,
+            try store.storeEntry(CacheTestData.bytes(100, seed: index), for: url, contentType: nil, etag: nil, lastModified: nil,
                             now: t0 + Double(index))
         }
         let before = try #require(folder.read(".imgcache.index"))
@@ -408,7 +411,7 @@ struct ImageCacheStoreTests {
         // Another process sees the uses: B is now the least recently used, and goes first.
         let other = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 3600, maxTotalBytes: 300))
         #expect(other.lookup(urls[0], now: t0 + 150).metadata?.lastUsedAt == t0 + 120)
-        try other.store(CacheTestData.bytes(100, seed: 9), for: CacheTestData.url("d"), contentType: nil, etag: nil, lastModified: nil,
+        try other.storeEntry(CacheTestData.bytes(100, seed: 9), for: CacheTestData.url("d"), contentType: nil, etag: nil, lastModified: nil,
                         now: t0 + 200)
         #expect(other.lookup(urls[1], now: t0 + 200) == .missing)
         #expect(other.lookup(urls[0], now: t0 + 200) != .missing && other.lookup(urls[2], now: t0 + 200) != .missing)
@@ -418,7 +421,7 @@ struct ImageCacheStoreTests {
     func deletedIndex() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
-        let entry = try store.store([1, 2, 3], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        let entry = try store.storeEntry([1, 2, 3], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         try FileManager.default.removeItem(atPath: folder.path + "/.imgcache.index")
 
         #expect(store.lookup(CacheTestData.url("a")) == .missing)
@@ -428,7 +431,7 @@ struct ImageCacheStoreTests {
         #expect(try store.prune() == 1)
         #expect(!folder.exists(entry.localName))
         // And the folder works as before.
-        try store.store([4], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        try store.storeEntry([4], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         #expect(try ImageCacheStore(directory: folder.path).contents(for: CacheTestData.url("a"))?.bytes == [4])
     }
 
@@ -436,11 +439,11 @@ struct ImageCacheStoreTests {
     func deletedFolderIsRecreated() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxTotalBytes: 10_000))
-        try store.store([1], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
+        try store.storeEntry([1], for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil)
         try FileManager.default.removeItem(atPath: folder.path)
         #expect(store.lookup(CacheTestData.url("a")) == .missing)
 
-        try store.store([2], for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil)
+        try store.storeEntry([2], for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil)
         #expect(store.contents(for: CacheTestData.url("b"))?.bytes == [2])
         #expect(store.stats().totalBytes == 1, "the size total forgot the deleted entry")
     }
@@ -450,16 +453,16 @@ struct ImageCacheStoreTests {
         let folder = try CacheTestFolder()
         let policy = CachePolicy(maxTotalBytes: 250)
         let first = try ImageCacheStore(directory: folder.path, policy: policy)
-        try first.store(CacheTestData.bytes(100, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0)
-        try first.store(CacheTestData.bytes(100, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 1)
+        try first.storeEntry(CacheTestData.bytes(100, seed: 1), for: CacheTestData.url("a"), contentType: nil, etag: nil, lastModified: nil, now: t0)
+        try first.storeEntry(CacheTestData.bytes(100, seed: 2), for: CacheTestData.url("b"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 1)
         let index = try #require(FileHandle(forWritingAtPath: folder.path + "/.imgcache.index"))
         try index.seekToEnd()
         try index.write(contentsOf: Data("{\"byteCount\":100,\"con".utf8))  // no newline: the writer died mid-line
         try index.close()
 
         let second = try ImageCacheStore(directory: folder.path, policy: policy)
-        try second.store(CacheTestData.bytes(100, seed: 3), for: CacheTestData.url("c"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 2)
-        try first.store(CacheTestData.bytes(100, seed: 4), for: CacheTestData.url("d"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 3)
+        try second.storeEntry(CacheTestData.bytes(100, seed: 3), for: CacheTestData.url("c"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 2)
+        try first.storeEntry(CacheTestData.bytes(100, seed: 4), for: CacheTestData.url("d"), contentType: nil, etag: nil, lastModified: nil, now: t0 + 3)
 
         #expect(first.lookup(CacheTestData.url("a")) == .missing)
         #expect(first.lookup(CacheTestData.url("b")) == .missing)
@@ -498,9 +501,9 @@ struct ImageCacheStoreTests {
     func durableWrites() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(durableWrites: true))
-        let stored = try store.store([9, 8, 7], for: CacheTestData.url("a"), contentType: "image/png", etag: nil, lastModified: nil, now: t0)
+        let stored = try store.storeEntry([9, 8, 7], for: CacheTestData.url("a"), contentType: "image/png", etag: nil, lastModified: nil, now: t0)
         #expect(store.lookup(CacheTestData.url("a"), now: t0) == .fresh(stored))
         try store.markRevalidated(CacheTestData.url("a"), etag: "\"x\"", lastModified: nil, now: t0 + 1)
-        #expect(store.contents(for: CacheTestData.url("a"))?.metadata.etag == "\"x\"")
+        #expect(store.entry(for: CacheTestData.url("a"))?.metadata.etag == "\"x\"")
     }
 }

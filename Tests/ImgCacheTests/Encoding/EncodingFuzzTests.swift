@@ -1,5 +1,5 @@
 import Testing
-@testable import ImgCache
+@_spi(Fuzzing) @testable import ImgCache
 
 @Suite("Encoding fuzz")
 struct EncodingFuzzTests {

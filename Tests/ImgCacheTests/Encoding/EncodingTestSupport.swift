@@ -1,4 +1,4 @@
-@testable import ImgCache
+@_spi(Fuzzing) @testable import ImgCache
 
 /// Byte-buffer conveniences shared by the Encoding tests.
 enum EncodingTestSupport {

@@ -86,8 +86,8 @@ struct DownloaderTests {
         #expect(fixture.downloader.outstandingCount == 0)
         let cached = try #require(fixture.store.contents(for: WebURL(fixture.server.url("/a.png"))!))
         #expect(cached.bytes == png)
-        #expect(cached.metadata.etag == "\"v1\"")
-        #expect(cached.metadata.contentType == "image/png")
+        #expect(cached.image.etag == "\"v1\"")
+        #expect(cached.image.contentType == "image/png")
         try await fixture.close()
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import ImgCache
+@testable import ImgCache
 import ImgCacheHTTPClient
 import ImgCacheTestServer
 import ImgCacheURLSession

@@ -62,9 +62,9 @@ struct UntypedImageTests {
         let store = try ImageCacheStore(directory: folder.path("images"))
         let url = WebURL("https://cdn.example/resize/840x560/photo")!
         let webp = Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 24)
-        let png = try store.store(TestImages.png(), for: url, contentType: "image/png", etag: nil, lastModified: nil)
+        let png = try store.storeEntry(TestImages.png(), for: url, contentType: "image/png", etag: nil, lastModified: nil)
         #expect(png.localName.hasSuffix(".png"))
-        let again = try store.store(webp, for: url, contentType: "image/webp", etag: nil, lastModified: nil)
+        let again = try store.storeEntry(webp, for: url, contentType: "image/webp", etag: nil, lastModified: nil)
         #expect(again.localName.hasSuffix(".webp"))
         #expect(store.localName(for: url) == again.localName)
         #expect(!FileManager.default.fileExists(atPath: folder.path("images/\(png.localName)")))

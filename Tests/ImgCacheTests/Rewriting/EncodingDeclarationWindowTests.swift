@@ -1,5 +1,5 @@
 import Testing
-@testable import ImgCache
+@_spi(Fuzzing) @testable import ImgCache
 
 /// Browsers look for `<meta charset>` in the first 1024 bytes only; rewriting must not move a
 /// declaration across that line, or the local copy reads in another encoding.

@@ -1,4 +1,4 @@
-import ImgCache
+@testable import ImgCache
 import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing

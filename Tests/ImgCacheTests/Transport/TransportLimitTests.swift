@@ -1,4 +1,4 @@
-import ImgCache
+@testable import ImgCache
 import ImgCacheTestServer
 import Testing
 
