@@ -57,7 +57,7 @@ public final class URLSessionTransport: ImageTransport {
     /// Sends one GET; see ``ImageTransport/send(_:)``.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
-        guard let url = URL(string: request.url), WebURL(request.url)?.isHTTP == true else {
+        guard let url = URL(string: request.url), BrowserURL(request.url)?.isHTTP == true else {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
         let remaining = request.deadline - ContinuousClock.now

@@ -11,7 +11,7 @@ import Darwin
 /// takes it.
 struct ImageToStore: Sendable {
     var bytes: [UInt8]
-    var url: WebURL
+    var url: BrowserURL
     var contentType: String?
     var etag: String?
     var lastModified: String?

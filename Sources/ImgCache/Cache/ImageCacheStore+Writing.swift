@@ -27,7 +27,7 @@ extension ImageCacheStore {
     @discardableResult
     public func store(
         _ bytes: [UInt8],
-        for url: WebURL,
+        for url: BrowserURL,
         contentType: String?,
         etag: String?,
         lastModified: String?,
@@ -39,7 +39,7 @@ extension ImageCacheStore {
     /// ``store(_:for:contentType:etag:lastModified:now:)`` giving the index record; `format`: the
     /// bytes' format, when it was already read.
     @discardableResult
-    func storeEntry(_ bytes: [UInt8], for url: WebURL, contentType: String?, etag: String?, lastModified: String?,
+    func storeEntry(_ bytes: [UInt8], for url: BrowserURL, contentType: String?, etag: String?, lastModified: String?,
                     format: ImageFormat? = nil, now: Date = Date()) throws -> CacheEntryMetadata {
         let urlString = url.serializedWithoutFragment
         guard let localName = storageName(for: url, bytes: bytes, format: format) else { throw ImageCacheError.noLocalName(url: urlString) }
@@ -115,7 +115,7 @@ extension ImageCacheStore {
     /// given (a nil one keeps the stored value, since a 304 may omit headers).
     /// - Throws: ``ImageCacheError/notCached(url:)`` when there is no intact entry to keep;
     ///   ``ImageCacheError/noLocalName(url:)``; `FileError` when the index cannot be written.
-    func markRevalidated(_ url: WebURL, etag: String?, lastModified: String?, now: Date = Date()) throws {
+    func markRevalidated(_ url: BrowserURL, etag: String?, lastModified: String?, now: Date = Date()) throws {
         let urlString = url.serializedWithoutFragment
         guard let localName = localName(for: url) else { throw ImageCacheError.noLocalName(url: urlString) }
         try withExclusiveAccess { session in
@@ -144,7 +144,7 @@ extension ImageCacheStore {
     /// Cheap when repeated: if the recorded last use is less than ``lastUseGranularity`` old,
     /// nothing is written and no lock is taken. Failures are ignored; a missed update only makes
     /// the entry a little likelier to be evicted.
-    func markUsed(_ url: WebURL, now: Date = Date()) {
+    func markUsed(_ url: BrowserURL, now: Date = Date()) {
         let urlString = url.serializedWithoutFragment
         guard let localName = localName(for: url),
               let recorded = metadata(for: localName), recorded.url == urlString,
@@ -156,7 +156,7 @@ extension ImageCacheStore {
     /// needs, in one pass. The index is read once, and uses older than ``lastUseGranularity``
     /// are recorded in one append under a single hold of the folder lock.
     /// - Returns: one ``CacheLookup`` per URL, in order.
-    func lookUpForUse(_ urls: [WebURL], now: Date = Date()) -> [CacheLookup] {
+    func lookUpForUse(_ urls: [BrowserURL], now: Date = Date()) -> [CacheLookup] {
         let localNames = localNames(for: urls)
         let recorded = metadata(forLocalNames: localNames)
         let results = urls.indices.map { position -> CacheLookup in
@@ -192,7 +192,7 @@ extension ImageCacheStore {
     /// - Returns: whether there was anything to delete.
     /// - Throws: `FileError` when a file exists but cannot be deleted.
     @discardableResult
-    public func remove(_ url: WebURL) throws -> Bool {
+    public func remove(_ url: BrowserURL) throws -> Bool {
         guard let localName = localName(for: url) else { return false }
         return try withExclusiveAccess { session in try session.removeEntry(localName) }
     }

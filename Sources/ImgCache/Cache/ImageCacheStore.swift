@@ -108,12 +108,12 @@ public final class ImageCacheStore: Sendable {
 
     /// Where the image for `url` is (or would be) stored, or nil when the URL cannot be cached
     /// (not http(s), or no enabled image extension). The file may not exist.
-    public func path(for url: WebURL) -> String? {
+    public func path(for url: BrowserURL) -> String? {
         localName(for: url).map(layout.imagePath)
     }
 
     /// ``path(for:)`` as a file URL.
-    public func fileURL(for url: WebURL) -> URL? {
+    public func fileURL(for url: BrowserURL) -> URL? {
         path(for: url).map { URL(fileURLWithPath: $0) }
     }
 
@@ -128,13 +128,13 @@ public final class ImageCacheStore: Sendable {
     /// it), or nil when it is not cached. A name with an extension the folder scan would not
     /// recognise (say, non-ASCII) is refused rather than stored where `clear` and `prune` could
     /// never find it.
-    public func localName(for url: WebURL) -> String? {
+    public func localName(for url: BrowserURL) -> String? {
         localNames(for: [url])[0]
     }
 
     /// ``localName(for:)`` of each URL, with one look at the index (or its lookup table) for
     /// all the URLs whose names come from their bytes.
-    func localNames(for urls: [WebURL]) -> [String?] {
+    func localNames(for urls: [BrowserURL]) -> [String?] {
         var names = [String?](repeating: nil, count: urls.count)
         var byBytes: [Int] = []
         for (position, url) in urls.enumerated() {
@@ -173,7 +173,7 @@ public final class ImageCacheStore: Sendable {
     /// The name `bytes` are stored under for `url`: the naming's, or for a URL whose path names no
     /// kind of file (``LocalImageNaming/PathKind/untyped``), `SHA-256(url).<the bytes' format>`
     /// (nil when they are no image format, or the path names another kind).
-    func storageName(for url: WebURL, bytes: [UInt8], format known: ImageFormat? = nil) -> String? {
+    func storageName(for url: BrowserURL, bytes: [UInt8], format known: ImageFormat? = nil) -> String? {
         var name = naming.localName(for: url)
         if name == nil, url.isHTTP, naming.pathKind(ofHTTPURL: url.serialized) == .untyped, let format = known ?? ImageFormat.detect(bytes) {
             name = naming.localName(for: url, format: format)
@@ -190,7 +190,7 @@ public final class ImageCacheStore: Sendable {
     /// modification time changed (the folder was copied, for example), the bytes are hashed once
     /// and, if they still match, the new fingerprint is recorded so the next lookup is cheap again.
     /// - Returns: `.missing` when there is no record or no image, or they do not match.
-    func lookup(_ url: WebURL, now: Date = Date()) -> CacheLookup {
+    func lookup(_ url: BrowserURL, now: Date = Date()) -> CacheLookup {
         guard let localName = localName(for: url) else { return .missing }
         return lookup(localName: localName, url: url.serializedWithoutFragment, recorded: metadata(for: localName), now: now)
     }
@@ -203,18 +203,18 @@ public final class ImageCacheStore: Sendable {
 
     /// The image cached for `url`, when there is one and its file is there and the size it was
     /// (its bytes are not read): what a listing or an app's cache view shows.
-    public func cachedImage(for url: WebURL) -> CachedImage? {
+    public func cachedImage(for url: BrowserURL) -> CachedImage? {
         lookup(url).metadata.map(CachedImage.init)
     }
 
     /// The cached bytes of `url`'s image and what the cache knows of it, after checking the bytes'
     /// SHA-256; nil when not cached or not intact. Freshness is not considered.
-    public func contents(for url: WebURL) -> (bytes: [UInt8], image: CachedImage)? {
+    public func contents(for url: BrowserURL) -> (bytes: [UInt8], image: CachedImage)? {
         entry(for: url).map { ($0.bytes, CachedImage($0.metadata)) }
     }
 
     /// ``contents(for:)`` with the index record.
-    func entry(for url: WebURL) -> (bytes: [UInt8], metadata: CacheEntryMetadata)? {
+    func entry(for url: BrowserURL) -> (bytes: [UInt8], metadata: CacheEntryMetadata)? {
         guard let localName = localName(for: url),
               let metadata = metadata(for: localName),
               metadata.url == url.serializedWithoutFragment,

@@ -24,7 +24,7 @@ struct HTTPExchange: Sendable {
     struct Success: Sendable {
         var response: TransportResponse
         /// Where it came from, after redirects.
-        var url: WebURL
+        var url: BrowserURL
         /// The body's format, when the policy asked for one.
         var format: ImageFormat?
     }
@@ -32,17 +32,17 @@ struct HTTPExchange: Sendable {
     /// Why the exchange failed, and at which URL (after the redirects followed until then).
     struct Failure: Error, Sendable {
         var reason: DownloadFailure
-        var url: WebURL
+        var url: BrowserURL
     }
 
     let transport: any ImageTransport
     let policy: Policy
     /// Told the HTTP version of every response, with the URL that gave it.
-    var observe: (@Sendable (HTTPVersion?, WebURL) -> Void)? = nil
+    var observe: (@Sendable (HTTPVersion?, BrowserURL) -> Void)? = nil
 
     /// GETs `url` with `headers`. Succeeds with a 2xx (of an accepted format, when the policy
     /// names formats) or, when `acceptsNotModified`, a 304.
-    func get(_ url: WebURL, headers: [(name: String, value: String)], acceptsNotModified: Bool = false) async -> Result<Success, Failure> {
+    func get(_ url: BrowserURL, headers: [(name: String, value: String)], acceptsNotModified: Bool = false) async -> Result<Success, Failure> {
         let clock = ContinuousClock()
         let deadline = clock.now + policy.timeout
         var current = url
@@ -68,7 +68,7 @@ struct HTTPExchange: Sendable {
                     guard let location = response.header("Location") else {
                         return fail(.redirectWithoutLocation(status: response.status))
                     }
-                    guard let next = WebURL(location, relativeTo: current) else {
+                    guard let next = BrowserURL(location, relativeTo: current) else {
                         return fail(.redirectToInvalidURL(status: response.status, location: Self.excerpt(location)))
                     }
                     // Only http(s) is followed: a page's image must never read `file:` or reach `ftp:`.

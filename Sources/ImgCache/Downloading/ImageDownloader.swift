@@ -71,7 +71,7 @@ final class ImageDownloader: Sendable {
     ///
     /// A fetch asked for by a cancelled task is not started; one already running carries on
     /// (other callers may be waiting for the same URL) until ``cancelAll()``.
-    func fetch(_ url: WebURL) async -> DownloadOutcome {
+    func fetch(_ url: BrowserURL) async -> DownloadOutcome {
         await fetch(url, knownLookup: nil)
     }
 
@@ -80,7 +80,7 @@ final class ImageDownloader: Sendable {
     /// queue up front); the count is then handed over to the fetch, or given back.
     /// `callerGaveUp`: set when the caller that started the fetch is cancelled; a fetch still
     /// waiting for a request slot then ends as cancelled instead of sending its request.
-    private func fetch(_ url: WebURL, knownLookup: CacheLookup?, preCounted: Bool = false,
+    private func fetch(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool = false,
                        callerGaveUp: CancellationFlag? = nil) async -> DownloadOutcome {
         let key = url.serializedWithoutFragment
         let isCancelled = Task.isCancelled
@@ -116,7 +116,7 @@ final class ImageDownloader: Sendable {
     /// the tasks alive are the requests in flight, not the queue: a page of 2,000 images from one
     /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones, and a slow host never holds up
     /// another's images.
-    func fetchAll(_ urls: [WebURL]) async -> [DownloadOutcome] {
+    func fetchAll(_ urls: [BrowserURL]) async -> [DownloadOutcome] {
         fetches.withLock { $0.activeCalls += 1 }
         defer {
             fetches.withLock { fetches in
@@ -216,11 +216,11 @@ final class ImageDownloader: Sendable {
 
     /// Whether `url` is worth a request: an http(s) URL whose path names an enabled image format,
     /// or none at all (its bytes decide); not one that names a script, a font, a page, …
-    static func mayBeImage(_ url: WebURL, naming: LocalImageNaming) -> Bool {
+    static func mayBeImage(_ url: BrowserURL, naming: LocalImageNaming) -> Bool {
         url.isHTTP && naming.pathKind(ofHTTPURL: url.serialized) != .other
     }
 
-    private func cancelledOutcome(for url: WebURL) -> DownloadOutcome {
+    private func cancelledOutcome(for url: BrowserURL) -> DownloadOutcome {
         DownloadOutcome(url: url.serializedWithoutFragment, localName: store.naming.localName(for: url) ?? "",
                         status: .failed, failure: .cancelled)
     }
@@ -229,19 +229,19 @@ final class ImageDownloader: Sendable {
     /// images these are), so that its images start at that protocol's limit rather than at the
     /// HTTP/1.1 one until their own first response: over HTTP/2 with 50 ms round trips, one round
     /// trip sooner at full speed.
-    func noteHTTPVersion(_ version: HTTPVersion?, forOriginOf url: WebURL) {
+    func noteHTTPVersion(_ version: HTTPVersion?, forOriginOf url: BrowserURL) {
         originLimits.observe(version, from: OriginLimits.origin(of: url))
     }
 
     /// How many requests the origin of `url` may have in flight now: ``DownloadPolicy/perHostStreams``
     /// once it has answered over HTTP/2, ``DownloadPolicy/perHostConcurrency`` until then.
-    func currentLimit(forOriginOf url: WebURL) -> Int {
+    func currentLimit(forOriginOf url: BrowserURL) -> Int {
         originLimits.limit(for: OriginLimits.origin(of: url))
     }
 
     // MARK: - One image
 
-    private func load(_ url: WebURL, knownLookup: CacheLookup?, preCounted: Bool = false,
+    private func load(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool = false,
                       callerGaveUp: CancellationFlag? = nil) async -> DownloadOutcome {
         // Whether this image holds a unit of the outstanding count: one counted up front is held from
         // the start, otherwise one is taken when the network is needed. Given back however this ends.

@@ -23,7 +23,7 @@ final class OriginLimits: Sendable {
     }
 
     /// The key requests to `url` are limited under: `https://host:443`.
-    static func origin(of url: WebURL) -> String {
+    static func origin(of url: BrowserURL) -> String {
         let port = url.port ?? (url.scheme == "https" ? 443 : 80)
         return "\(url.scheme)://\(url.host ?? ""):\(port)"
     }

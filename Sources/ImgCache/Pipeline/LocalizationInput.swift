@@ -8,7 +8,7 @@ public struct LocalizationInput: Sendable {
         /// A file on disk.
         case file(String)
         /// A page or stylesheet fetched over http(s); its final URL (after redirects) is its base.
-        case url(WebURL)
+        case url(BrowserURL)
     }
 
     /// How messages and the manifest name it: the argument as given, or the site folder joined
@@ -21,12 +21,12 @@ public struct LocalizationInput: Sendable {
     /// `.page` or `.stylesheet`.
     public let kind: SiteTree.FileKind
     /// What relative references resolve against (a URL source: where it is finally loaded from).
-    public let url: WebURL?
+    public let url: BrowserURL?
     /// The site folder the file belongs to: references to its other files are left as they are.
     public let site: SiteTree?
 
     /// Creates an input.
-    public init(name: String, source: Source, output: String, kind: SiteTree.FileKind, url: WebURL?, site: SiteTree? = nil) {
+    public init(name: String, source: Source, output: String, kind: SiteTree.FileKind, url: BrowserURL?, site: SiteTree? = nil) {
         self.name = name
         self.source = source
         self.output = output
@@ -44,9 +44,9 @@ public struct LocalizationInput: Sendable {
     /// A file or http(s) URL given on its own: written to `<out>/<its name>` (for a URL, its last
     /// path segment, or `index.html`), a stylesheet when its path ends in `.css`, resolved against
     /// `baseURL` (a URL: against where it is loaded from).
-    public static func single(_ argument: String, out: String, baseURL: WebURL?) -> LocalizationInput {
-        let remote = WebURL(argument).flatMap { $0.isHTTP ? $0 : nil }
-        let isStylesheet = SiteTree.kind(ofPath: WebURL(argument)?.path ?? argument) == .stylesheet
+    public static func single(_ argument: String, out: String, baseURL: BrowserURL?) -> LocalizationInput {
+        let remote = BrowserURL(argument).flatMap { $0.isHTTP ? $0 : nil }
+        let isStylesheet = SiteTree.kind(ofPath: BrowserURL(argument)?.path ?? argument) == .stylesheet
         return LocalizationInput(name: argument, source: remote.map(Source.url) ?? .file(argument),
                                  output: outputPath(for: argument, out: out),
                                  kind: isStylesheet ? .stylesheet : .page, url: baseURL)
@@ -56,7 +56,7 @@ public struct LocalizationInput: Sendable {
     /// last path segment (percent-decoded), or `index.html` when the path ends in `/`.
     static func outputPath(for input: String, out: String) -> String {
         let name: String
-        if let url = WebURL(input), url.isHTTP {
+        if let url = BrowserURL(input), url.isHTTP {
             let last = url.path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
             name = last.isEmpty ? "index.html" : OutputFileName.fromURLSegment(last)
         } else {

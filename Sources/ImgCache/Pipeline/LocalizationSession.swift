@@ -58,7 +58,7 @@ public final class LocalizationSession: Sendable {
     ///     mode, the refresh waits for its second call).
     /// - Throws: what `pageReady` throws.
     public func localize(
-        _ bytes: [UInt8], url: WebURL?, as document: LocalizedDocument = .page, mode: FetchMode,
+        _ bytes: [UInt8], url: BrowserURL?, as document: LocalizedDocument = .page, mode: FetchMode,
         imagesFound: (@Sendable (Int) -> Void)? = nil,
         pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
     ) async throws -> PageLocalization {
@@ -74,7 +74,7 @@ public final class LocalizationSession: Sendable {
     }
 
     func localize(
-        _ bytes: [UInt8], url: WebURL?, as document: LocalizedDocument, options: RewriteOptions, mode: FetchMode,
+        _ bytes: [UInt8], url: BrowserURL?, as document: LocalizedDocument, options: RewriteOptions, mode: FetchMode,
         site: SiteTree? = nil, transportCharset: String? = nil,
         imagesFound: (@Sendable (Int) -> Void)?, pageReady: (@Sendable (RewriteResult) async throws -> Void)?
     ) async throws -> PageLocalization {
@@ -101,7 +101,7 @@ public final class LocalizationSession: Sendable {
     /// The cache names of images whose URL names no format, for those the cache has seen (it
     /// reads the cache's index: call it off the cooperative pool).
     func cachedNames(of urls: [String]) -> [String: String] {
-        let parsed = urls.compactMap { text in WebURL(text).map { (text, $0) } }
+        let parsed = urls.compactMap { text in BrowserURL(text).map { (text, $0) } }
         let names = store.localNames(for: parsed.map(\.1))
         var known: [String: String] = [:]
         for ((text, _), name) in zip(parsed, names) {
@@ -112,7 +112,7 @@ public final class LocalizationSession: Sendable {
 
     /// Makes sure these images are in the cache (fetching those that are not, or are stale),
     /// as a page's images are: for images an app knows it will show. Outcomes in input order.
-    public func fetch(_ urls: [WebURL]) async -> [DownloadOutcome] {
+    public func fetch(_ urls: [BrowserURL]) async -> [DownloadOutcome] {
         await downloader.fetchAll(urls)
     }
 
@@ -131,7 +131,7 @@ public final class LocalizationSession: Sendable {
     ///   read or written.
     public func localize(
         _ input: LocalizationInput, mode: FetchMode,
-        referringEncoding: (@Sendable (WebURL?) async -> HTMLEncoding?)? = nil,
+        referringEncoding: (@Sendable (BrowserURL?) async -> HTMLEncoding?)? = nil,
         imagesFound: (@Sendable (Int) -> Void)? = nil,
         written: (@Sendable (RewriteResult) -> Void)? = nil
     ) async throws -> FileLocalization {

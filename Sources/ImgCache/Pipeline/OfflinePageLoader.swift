@@ -60,7 +60,7 @@ public final class OfflinePageLoader: Sendable {
     /// downloading its images. Returns as soon as the page file is written.
     /// - Throws: `FileError` when the page cannot be written, or `pageName` is not a plain file
     ///   name (it may not name a folder, nor climb out of the cache folder).
-    public func open(html: [UInt8], pageURL: WebURL?, pageName: String = "index.html",
+    public func open(html: [UInt8], pageURL: BrowserURL?, pageName: String = "index.html",
                      transportEncodingLabel: String? = nil) throws -> OfflinePage {
         guard !pageName.isEmpty, pageName != ".", pageName != "..", !pageName.contains("/"), !pageName.contains("\0") else {
             throw FileError(path: pageName, reason: "a page name must be a plain file name, without '/' and not '.' or '..'")
@@ -94,7 +94,7 @@ public final class OfflinePageLoader: Sendable {
     /// Fetches the page at `url` (its final URL is the base, its charset the encoding) as the
     /// policy allows (user agent, private networks), then does what `open(html:pageURL:)` does.
     /// - Throws: `PageLoadError` when the page cannot be fetched, `FileError` when it cannot be written.
-    public func open(url: WebURL, pageName: String = "index.html") async throws -> OfflinePage {
+    public func open(url: BrowserURL, pageName: String = "index.html") async throws -> OfflinePage {
         let configuration = session.configuration
         let policy = configuration.downloadPolicy
         let page = try await PageLoader.load(url, transport: configuration.transport, userAgent: policy.userAgent,
@@ -105,7 +105,7 @@ public final class OfflinePageLoader: Sendable {
 
     /// The cached bytes and content type of an image, by its absolute URL: what a custom URL
     /// scheme handler serves. Nil while it is not (or not intact) in the cache.
-    public func image(for url: WebURL) -> (bytes: [UInt8], contentType: String?)? {
+    public func image(for url: BrowserURL) -> (bytes: [UInt8], contentType: String?)? {
         store.contents(for: url).map { ($0.bytes, $0.image.contentType) }
     }
 

@@ -3,7 +3,7 @@ public struct LoadedPage: Sendable {
     /// The body.
     public let bytes: [UInt8]
     /// The URL after redirects: relative references resolve against it.
-    public let url: WebURL
+    public let url: BrowserURL
     /// The `charset` of the `Content-Type`, if any: the page's encoding as the server declares it.
     public let charset: String?
     /// The HTTP version the page came over, when the transport tells: images from the same origin
@@ -28,7 +28,7 @@ public enum PageLoader {
     /// GETs `url`, following up to `maxRedirects` http(s) redirects, within `timeout`, connecting
     /// only to addresses `privateNetworks` allows.
     /// - Throws: `PageLoadError` for a non-2xx status, a transport failure or too many redirects.
-    public static func load(_ url: WebURL, transport: any ImageTransport, userAgent: String = DownloadPolicy.defaultUserAgent,
+    public static func load(_ url: BrowserURL, transport: any ImageTransport, userAgent: String = DownloadPolicy.defaultUserAgent,
                             timeout: Duration = .seconds(60), maxBytes: Int = 200 * 1024 * 1024,
                             maxRedirects: Int = 10, privateNetworks: PrivateNetworkAccess = .allowed) async throws -> LoadedPage {
         let exchange = HTTPExchange(transport: transport, policy: HTTPExchange.Policy(

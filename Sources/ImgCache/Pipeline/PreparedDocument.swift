@@ -8,7 +8,7 @@ struct PreparedDocument: Sendable {
     /// the cache has not seen: final in live mode, and in build mode when every image comes in.
     let firstRewrite: RewriteResult
     /// The distinct images to fetch, in document order.
-    let imageURLs: [WebURL]
+    let imageURLs: [BrowserURL]
     /// Whether some image is to be named by its bytes once they are in.
     let awaitsTypes: Bool
 
@@ -19,10 +19,10 @@ struct PreparedDocument: Sendable {
         self.scan = scan
         firstRewrite = rewriter.render(scan, availability: .everyTypedImage(untypedNames: knownNames))
         var seen: Set<String> = []
-        imageURLs = firstRewrite.references.compactMap { reference -> WebURL? in
+        imageURLs = firstRewrite.references.compactMap { reference -> BrowserURL? in
             guard reference.rewritten || reference.disposition == .awaitingType, let url = reference.url,
                   seen.insert(url).inserted else { return nil }
-            return WebURL(url)
+            return BrowserURL(url)
         }
         awaitsTypes = firstRewrite.references.contains { $0.disposition == .awaitingType }
     }

@@ -5,7 +5,7 @@
 /// Without this, a browser would resolve `images/….png` against the remote base and miss the
 /// local files. This is the only change outside image URLs the rewriter makes.
 struct BaseElementNeutralizer {
-    let originalBase: WebURL
+    let originalBase: BrowserURL
     let queryEncoding: (@Sendable (String) -> [UInt8])?
 
     /// - Parameter slots: the page's URL slots left as they were (image URLs not rewritten, with
@@ -26,7 +26,7 @@ struct BaseElementNeutralizer {
                 absolute = resolved
             } else {
                 guard Self.dependsOnBase(slot.text),
-                      let url = WebURL(slot.text, relativeTo: originalBase, queryEncoding: queryEncoding) else { continue }
+                      let url = BrowserURL(slot.text, relativeTo: originalBase, queryEncoding: queryEncoding) else { continue }
                 absolute = url.serialized
             }
             edits.append(ByteEdit(range: slot.range, replacement: ReplacementEscaper.escape(absolute, for: slot.context)))
@@ -38,7 +38,7 @@ struct BaseElementNeutralizer {
     /// names a special scheme without `//` (`http:page.html` is relative against an http base and
     /// `http://page.html/` against any other), so that emptying the base could change it.
     static func dependsOnBase(_ text: String) -> Bool {
-        guard let url = WebURL(text) else { return true }
+        guard let url = BrowserURL(text) else { return true }
         guard url.isSpecial else { return false }
         // As the URL parser reads it: no tabs or newlines, no leading controls or spaces.
         let scalars = text.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }.drop { $0.value <= 0x20 }

@@ -44,7 +44,7 @@ struct BaseNeutralization: Sendable {
     /// The `href` value's slot.
     let href: URLSlot
     /// The base the page's relative URLs resolved against.
-    let originalBase: WebURL
+    let originalBase: BrowserURL
     let queryEncoding: (@Sendable (String) -> [UInt8])?
     /// The page's image URL slots with some text: those left as they are are made absolute.
     let imageSlots: [URLSlot]

@@ -2,7 +2,7 @@ internal import CLibXML2
 
 /// The first phase: reading a document and deciding what the markup alone decides.
 extension ImageRewriter {
-    func scanPage(_ page: [UInt8], pageURL: WebURL?, transportCharset: String?, site: SiteTree?) -> DocumentScan {
+    func scanPage(_ page: [UInt8], pageURL: BrowserURL?, transportCharset: String?, site: SiteTree?) -> DocumentScan {
         let sniffed = page.withUnsafeBufferPointer { EncodingSniffer.sniff($0, transportLabel: transportCharset) }
         var warnings: [String] = sniffed.warning.map { [$0] } ?? []
         let encoding = sniffed.encoding
@@ -45,7 +45,7 @@ extension ImageRewriter {
         var base: BaseNeutralization?
     }
 
-    private func analyse(_ page: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, pageURL: WebURL?, site: SiteTree?) -> Analysis {
+    private func analyse(_ page: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, pageURL: BrowserURL?, site: SiteTree?) -> Analysis {
         let buffer = ParseBuffer(page: page, pageIsUTF8: encoding == .utf8)
         let collector = ReferenceCollector(page: page, structure: buffer.view, encoding: encoding,
                                            lazyAttributes: options.lazyAttributes)
@@ -140,7 +140,7 @@ extension ImageRewriter {
         return false
     }
 
-    func scanStylesheet(_ stylesheet: [UInt8], url: WebURL?, referringEncoding: HTMLEncoding?, site: SiteTree?) -> DocumentScan {
+    func scanStylesheet(_ stylesheet: [UInt8], url: BrowserURL?, referringEncoding: HTMLEncoding?, site: SiteTree?) -> DocumentScan {
         let sniffed = stylesheet.withUnsafeBufferPointer { StylesheetEncoding.determine($0, referringDocument: referringEncoding) }
         var warnings: [String] = sniffed.warning.map { [$0] } ?? []
         let encoding = sniffed.encoding

@@ -28,7 +28,7 @@ public struct ImageRewriter: Sendable {
     ///   - transportCharset: the encoding the transport declares (an HTTP `charset` label), if any.
     ///   - site: the site folder the document belongs to: references to its own files are left as
     ///     they are (``ImageReference/SkipReason/siteFile``).
-    public func scan(_ bytes: [UInt8], as document: LocalizedDocument = .page, url: WebURL?,
+    public func scan(_ bytes: [UInt8], as document: LocalizedDocument = .page, url: BrowserURL?,
                      transportCharset: String? = nil, site: SiteTree? = nil) -> DocumentScan {
         switch document {
         case .page: scanPage(bytes, pageURL: url, transportCharset: transportCharset, site: site)
@@ -43,13 +43,13 @@ public struct ImageRewriter: Sendable {
     ///   - pageURL: the URL the page was (or will be) served from; relative URLs resolve against it
     ///     and against the page's `<base href>`. Without it, relative image URLs are left alone.
     /// - Returns: the rewritten bytes (the input itself when nothing was rewritable) and every reference.
-    public func rewrite(_ page: [UInt8], pageURL: WebURL?) -> RewriteResult {
+    public func rewrite(_ page: [UInt8], pageURL: BrowserURL?) -> RewriteResult {
         render(scan(page, url: pageURL, transportCharset: options.transportEncodingLabel))
     }
 
     /// Lists the page's image references without rewriting anything. `rewritten` on each reference
     /// says whether `rewrite(_:pageURL:)` would replace it; `bytes` is the input.
-    public func references(in page: [UInt8], pageURL: WebURL?) -> RewriteResult {
+    public func references(in page: [UInt8], pageURL: BrowserURL?) -> RewriteResult {
         render(scan(page, url: pageURL, transportCharset: options.transportEncodingLabel), availability: .everyTypedImage(), splicing: false)
     }
 
@@ -62,13 +62,13 @@ public struct ImageRewriter: Sendable {
     ///     relative URLs are left alone.
     ///   - referringEncoding: the encoding of the page that links the stylesheet, used when the
     ///     file has neither a byte order mark nor an `@charset` rule (UTF-8 when nil).
-    public func rewriteStylesheet(_ stylesheet: [UInt8], url: WebURL?, referringEncoding: HTMLEncoding? = nil) -> RewriteResult {
+    public func rewriteStylesheet(_ stylesheet: [UInt8], url: BrowserURL?, referringEncoding: HTMLEncoding? = nil) -> RewriteResult {
         render(scan(stylesheet, as: .stylesheet(referringEncoding: referringEncoding), url: url))
     }
 
     /// Lists a stylesheet's image references without rewriting anything (see
     /// ``rewriteStylesheet(_:url:referringEncoding:)``).
-    public func references(inStylesheet stylesheet: [UInt8], url: WebURL?, referringEncoding: HTMLEncoding? = nil) -> RewriteResult {
+    public func references(inStylesheet stylesheet: [UInt8], url: BrowserURL?, referringEncoding: HTMLEncoding? = nil) -> RewriteResult {
         render(scan(stylesheet, as: .stylesheet(referringEncoding: referringEncoding), url: url),
                availability: .everyTypedImage(), splicing: false)
     }

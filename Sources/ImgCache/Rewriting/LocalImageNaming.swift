@@ -28,7 +28,7 @@ public struct LocalImageNaming: Sendable, Hashable {
 
     /// The image extension of an http(s) URL's path (query and fragment ignored), lowercased,
     /// when it is one of `extensions`.
-    public func imageExtension(of url: WebURL) -> String? {
+    public func imageExtension(of url: BrowserURL) -> String? {
         guard url.isHTTP else { return nil }
         return imageExtension(ofHTTPURL: url.serialized)
     }
@@ -65,11 +65,11 @@ public struct LocalImageNaming: Sendable, Hashable {
 
     /// The file name (with its fan-out folder, if any) for an http(s) image URL, or nil when the
     /// URL is not http(s) or has no enabled image extension.
-    public func localName(for url: WebURL) -> String? {
+    public func localName(for url: BrowserURL) -> String? {
         name(for: url)?.string
     }
 
-    func name(for url: WebURL) -> LocalName? {
+    func name(for url: BrowserURL) -> LocalName? {
         url.isHTTP ? name(forHTTPURL: url.serialized) : nil
     }
 
@@ -82,7 +82,7 @@ public struct LocalImageNaming: Sendable, Hashable {
     /// The file name an http(s) URL whose path names no image format gets once its bytes are known
     /// to be `format`: `SHA-256(url).<the format's extension>`, so that a local web server or
     /// `loadFileURL` serves it with the right type. Nil for a URL that is not http(s).
-    public func localName(for url: WebURL, format: ImageFormat) -> String? {
+    public func localName(for url: BrowserURL, format: ImageFormat) -> String? {
         url.isHTTP ? name(forHTTPURL: url.serialized, extension: format.fileExtension).string : nil
     }
 

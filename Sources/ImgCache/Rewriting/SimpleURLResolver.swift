@@ -5,14 +5,14 @@
 /// itself (or the base's origin and directory followed by it): ASCII characters that no encode
 /// set touches, no dot segments, no percent signs, a lowercase host name with no port, no
 /// userinfo and nothing that could be an IP address or punycode. Everything else returns nil and
-/// goes to `WebURL`. A test holds it to the parser's answers.
+/// goes to `BrowserURL`. A test holds it to the parser's answers.
 struct SimpleURLResolver: Sendable {
     /// `scheme://host[:port]` of the base, and its path up to its last `/`.
     private let origin: [UInt8]
     private let directory: [UInt8]
 
     /// Nil unless the base is an http(s) URL.
-    init?(base: WebURL?) {
+    init?(base: BrowserURL?) {
         guard let base, base.isHTTP, base.host != nil else { return nil }
         let serialized = Array(base.serialized.utf8)
         // scheme "://" then the authority, which ends at the path's first "/".

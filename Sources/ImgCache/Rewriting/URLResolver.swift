@@ -2,7 +2,7 @@
 /// URL) when there is one, else against the page's URL.
 struct URLResolver: Sendable {
     enum Resolution: Equatable {
-        case resolved(WebURL)
+        case resolved(BrowserURL)
         /// An http(s) URL in its serialised form, found without the full parser.
         case resolvedHTTP(String)
         /// A URL that is not http(s) and that the parser would serialise as the text itself
@@ -13,15 +13,15 @@ struct URLResolver: Sendable {
     }
 
     /// The URL relative references resolve against, if known.
-    let documentBase: WebURL?
+    let documentBase: BrowserURL?
     let queryEncoding: (@Sendable (String) -> [UInt8])?
     /// True when the page has a non-empty `<base href>` that does not resolve (so the page URL serves).
     let baseHrefFailed: Bool
     private let simple: SimpleURLResolver?
 
-    init(pageURL: WebURL?, baseHref: String?, queryEncoding: (@Sendable (String) -> [UInt8])?) {
+    init(pageURL: BrowserURL?, baseHref: String?, queryEncoding: (@Sendable (String) -> [UInt8])?) {
         self.queryEncoding = queryEncoding
-        if let baseHref, let base = WebURL(baseHref, relativeTo: pageURL, queryEncoding: queryEncoding) {
+        if let baseHref, let base = BrowserURL(baseHref, relativeTo: pageURL, queryEncoding: queryEncoding) {
             documentBase = base
             baseHrefFailed = false
         } else {
@@ -35,9 +35,9 @@ struct URLResolver: Sendable {
         if VerbatimDataURL.matches(text) { return .verbatim(text) }
         if let simple, let serialized = simple.resolve(text) { return .resolvedHTTP(serialized) }
         if let base = documentBase {
-            return WebURL(text, relativeTo: base, queryEncoding: queryEncoding).map(Resolution.resolved) ?? .invalid
+            return BrowserURL(text, relativeTo: base, queryEncoding: queryEncoding).map(Resolution.resolved) ?? .invalid
         }
-        if let absolute = WebURL(text, queryEncoding: queryEncoding) { return .resolved(absolute) }
+        if let absolute = BrowserURL(text, queryEncoding: queryEncoding) { return .resolved(absolute) }
         return .relativeWithoutBase
     }
 }

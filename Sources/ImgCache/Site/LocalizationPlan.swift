@@ -36,10 +36,10 @@ public struct LocalizationPlan: Sendable {
     ///   - baseURL: where a file or site folder is served from.
     ///   - copiesAssets: whether a folder's other files are copied into `out`.
     /// - Throws: ``Problem``.
-    public init(arguments: [String], out: String, cacheFolder: String, baseURL: WebURL?, copiesAssets: Bool) throws(Problem) {
+    public init(arguments: [String], out: String, cacheFolder: String, baseURL: BrowserURL?, copiesAssets: Bool) throws(Problem) {
         for argument in arguments {
             var isDirectory: ObjCBool = false
-            if WebURL(argument)?.isHTTP != true, FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
+            if BrowserURL(argument)?.isHTTP != true, FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
                isDirectory.boolValue {
                 try addSite(argument, out: out, cacheFolder: cacheFolder, baseURL: baseURL, copiesAssets: copiesAssets)
             } else {
@@ -49,7 +49,7 @@ public struct LocalizationPlan: Sendable {
         if let conflict = Self.conflict(in: self, cacheFolder: cacheFolder) { throw .conflict(conflict) }
     }
 
-    private mutating func addSite(_ folder: String, out: String, cacheFolder: String, baseURL: WebURL?, copiesAssets: Bool) throws(Problem) {
+    private mutating func addSite(_ folder: String, out: String, cacheFolder: String, baseURL: BrowserURL?, copiesAssets: Bool) throws(Problem) {
         let site: SiteTree
         do {
             site = try SiteTree(root: folder, baseURL: baseURL, excluding: [out, cacheFolder])

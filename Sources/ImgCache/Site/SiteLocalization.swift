@@ -113,7 +113,7 @@ actor StylesheetReferrers {
     }
 
     /// The encoding of the first page (in input order of completion) that links `url`, once every page is read.
-    func encoding(for url: WebURL?) async -> HTMLEncoding? {
+    func encoding(for url: BrowserURL?) async -> HTMLEncoding? {
         if pagesLeft > 0 { await withCheckedContinuation { waiting.append($0) } }
         return url.flatMap { encodings[$0.serializedWithoutFragment] }
     }

@@ -28,7 +28,7 @@ public struct SiteTree: Sendable {
     /// The site's folder, as given.
     public let root: String
     /// The URL the folder is served from, ending in `/`; nil when not known.
-    public let baseURL: WebURL?
+    public let baseURL: BrowserURL?
     /// Every regular file under the folder, hidden ones (names starting with `.`) and excluded
     /// folders left out, sorted by path.
     public let files: [File]
@@ -40,7 +40,7 @@ public struct SiteTree: Sendable {
     ///     a folder (`https://example.com/app` → `https://example.com/app/`).
     ///   - excluding: folders not to list, such as an output folder inside the site.
     /// - Throws: `FileError` when `root` is not a readable folder.
-    public init(root: String, baseURL: WebURL?, excluding: [String] = []) throws {
+    public init(root: String, baseURL: BrowserURL?, excluding: [String] = []) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw FileError(path: root, reason: "not a folder")
@@ -86,7 +86,7 @@ public struct SiteTree: Sendable {
 
     /// The URL the file is served from: the base URL joined with its relative path (characters
     /// that mean something else in a URL percent-encoded); nil without a base URL.
-    public func url(of file: File) -> WebURL? {
+    public func url(of file: File) -> BrowserURL? {
         guard let baseURL else { return nil }
         var escaped = ""
         for scalar in file.relativePath.unicodeScalars {
@@ -116,10 +116,10 @@ public struct SiteTree: Sendable {
         return paths.contains(path) ? path : nil
     }
 
-    private static func folderURL(_ url: WebURL) -> WebURL {
+    private static func folderURL(_ url: BrowserURL) -> BrowserURL {
         var text = url.serializedWithoutFragment
         if let query = text.firstIndex(of: "?") { text = String(text[..<query]) }
         if !text.hasSuffix("/") { text += "/" }
-        return WebURL(text) ?? url
+        return BrowserURL(text) ?? url
     }
 }

@@ -12,7 +12,7 @@ struct FetchSettings: Sendable {
     /// How pages are rewritten (naming, reference style, lazy attributes, `--charset`).
     var rewriteOptions: RewriteOptions
     /// Where local pages are served from, for their relative URLs.
-    var baseURL: WebURL?
+    var baseURL: BrowserURL?
     var cachePolicy = CachePolicy()
     var downloadPolicy = DownloadPolicy()
     var proxy = ProxySettings.direct

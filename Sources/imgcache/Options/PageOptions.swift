@@ -24,7 +24,7 @@ struct PageOptions: ParsableArguments {
     var fanOut = false
 
     func validate() throws {
-        if let baseURL, WebURL(baseURL) == nil {
+        if let baseURL, BrowserURL(baseURL) == nil {
             throw ValidationError("--base-url '\(baseURL)' is not an absolute URL.")
         }
         if parsedExtensions.isEmpty {
@@ -39,7 +39,7 @@ struct PageOptions: ParsableArguments {
         Set(extensions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
     }
 
-    var pageURL: WebURL? { baseURL.flatMap { WebURL($0) } }
+    var pageURL: BrowserURL? { baseURL.flatMap { BrowserURL($0) } }
 
     func rewriteOptions(referenceStyle: LocalReferenceStyle) -> RewriteOptions {
         var options = RewriteOptions(

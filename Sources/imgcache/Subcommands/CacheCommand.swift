@@ -69,14 +69,14 @@ struct CacheCommand: ParsableCommand {
 
         func validate() throws {
             if urls.isEmpty { throw ValidationError("Give at least one URL to remove.") }
-            if let bad = urls.first(where: { WebURL($0) == nil }) { throw ValidationError("'\(bad)' is not an absolute URL.") }
+            if let bad = urls.first(where: { BrowserURL($0) == nil }) { throw ValidationError("'\(bad)' is not an absolute URL.") }
         }
 
         func run() throws {
             let store = try location.open()
             var missing = false
             for url in urls {
-                if try store.remove(WebURL(url)!) {
+                if try store.remove(BrowserURL(url)!) {
                     print("removed \(url)")
                 } else {
                     Diagnostics.warn("\(url) was not in the cache")

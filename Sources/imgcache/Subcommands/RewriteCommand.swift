@@ -62,7 +62,7 @@ struct RewriteCommand: ParsableCommand {
         let options: RewriteOptions
     }
 
-    private func rewrite(_ page: String, pageURL: WebURL?, prepared: inout PreparedFolder?) throws {
+    private func rewrite(_ page: String, pageURL: BrowserURL?, prepared: inout PreparedFolder?) throws {
         let destination: String
         let pageFolder: String
         if let output {

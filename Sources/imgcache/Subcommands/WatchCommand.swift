@@ -40,7 +40,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Give at least one HTML file or site folder to watch.") }
-        if let url = inputs.first(where: { WebURL($0)?.isHTTP == true }) {
+        if let url = inputs.first(where: { BrowserURL($0)?.isHTTP == true }) {
             throw ValidationError("watch takes files, not URLs ('\(url)'); use `imgcache fetch` for a page on the web.")
         }
         if !(interval > 0) { throw ValidationError("--interval must be a positive number of seconds.") }

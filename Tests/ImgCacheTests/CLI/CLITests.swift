@@ -20,7 +20,7 @@ struct CLITests {
         try folder.write("page.html", "<img src='/a.gif'>")
         let outcome = try await CommandRunner.runOffPool(["rewrite", "page.html", "--base-url", "https://example.com/x/", "--output", "-", "--url-prefix", "imgcache://"], in: folder.url)
         #expect(outcome.status == 0)
-        #expect(outcome.stdout.text == "<img src='imgcache://\(LocalImageNaming().localName(for: WebURL("https://example.com/a.gif")!)!)'>")
+        #expect(outcome.stdout.text == "<img src='imgcache://\(LocalImageNaming().localName(for: BrowserURL("https://example.com/a.gif")!)!)'>")
     }
 
     @Test("without --base-url relative URLs are kept and a warning names the page")
@@ -77,7 +77,7 @@ struct CLITests {
         #expect(objects.map { $0["original"] as? String } == ["a.png", "b.png", "c.webp"])
         #expect(objects.map { $0["url"] as? String } == ["https://example.com/a.png", "https://example.com/b.png", "https://example.com/c.webp"])
         #expect(objects.map { $0["rewritten"] as? Bool } == [true, true, false])
-        #expect(objects[0]["localName"] as? String == LocalImageNaming().localName(for: WebURL("https://example.com/a.png")!))
+        #expect(objects[0]["localName"] as? String == LocalImageNaming().localName(for: BrowserURL("https://example.com/a.png")!))
     }
 
     @Test("list prints one line per reference")

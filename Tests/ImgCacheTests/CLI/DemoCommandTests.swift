@@ -91,7 +91,7 @@ struct DemoCommandTests {
 
         let fixture = try Fixtures.bytes("site/index.html")
         let expected = ImageRewriter(options: RewriteOptions(referenceStyle: .relativePath("images")))
-            .rewrite(fixture, pageURL: WebURL(pageURL))
+            .rewrite(fixture, pageURL: BrowserURL(pageURL))
         let written = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("out/index.html")))
         expectSameBytes(written, expected.bytes)
 

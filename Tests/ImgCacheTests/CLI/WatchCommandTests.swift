@@ -19,7 +19,7 @@ struct WatchCommandTests {
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<p><img src=a.png></p>")
         let naming = LocalImageNaming()
-        func local(_ path: String) -> String { "images/" + naming.localName(for: WebURL(server.url(path))!)! }
+        func local(_ path: String) -> String { "images/" + naming.localName(for: BrowserURL(server.url(path))!)! }
 
         let watch = try await RunningCommand([
             "watch", "page.html", "--base-url", server.url("/"), "--out", "out", "--events", "ndjson",
@@ -130,7 +130,7 @@ struct WatchSiteTests {
         try folder.write("site/index.html", "<img src=img/a.png>")
         try folder.write("site/css/site.css", ".x{}")
         let naming = LocalImageNaming()
-        func local(_ path: String) -> String { naming.localName(for: WebURL(server.url(path))!)! }
+        func local(_ path: String) -> String { naming.localName(for: BrowserURL(server.url(path))!)! }
         func pages(_ events: [[String: Any]]) -> [String] {
             events.filter { $0["event"] as? String == "page" }.compactMap { $0["input"] as? String }
         }

@@ -74,7 +74,7 @@ struct CacheDiskFullTests {
         var stored = Set<String>()
         for (index, line) in lines.enumerated() {
             let url = server.url("/img/\(index).png")
-            let name = try #require(naming.localName(for: WebURL(url)!))
+            let name = try #require(naming.localName(for: BrowserURL(url)!))
             if line == "<img src=../cache/\(name)>" {
                 let bytes = FileManager.default.contents(atPath: folder.path("cache/\(name)")).map { [UInt8]($0) }
                 #expect(bytes == images[index], "image \(index) is local but not intact")

@@ -14,7 +14,7 @@ struct CacheLookupTableTests {
     static let policy = CachePolicy(maxAge: 86_400)
 
     /// A folder holding `count` entries stored by `writer` in one batch, which leaves a table.
-    private static func filledFolder(prefix: String = "table") throws -> (folder: CacheTestFolder, writer: ImageCacheStore, urls: [WebURL]) {
+    private static func filledFolder(prefix: String = "table") throws -> (folder: CacheTestFolder, writer: ImageCacheStore, urls: [BrowserURL]) {
         let folder = try CacheTestFolder()
         let writer = try ImageCacheStore(directory: folder.path, policy: policy)
         let urls = (0..<count).map { CacheTestData.url("\(prefix)-\($0)") }
@@ -22,7 +22,7 @@ struct CacheLookupTableTests {
         return (folder, writer, urls)
     }
 
-    private static func storeAll(_ urls: [WebURL], in store: ImageCacheStore, round: Int) throws {
+    private static func storeAll(_ urls: [BrowserURL], in store: ImageCacheStore, round: Int) throws {
         let images = urls.enumerated().map { index, url in
             ImageToStore(bytes: CacheTestData.bytes(64, seed: index + 10_000 * round), url: url, contentType: "image/png",
                          etag: "\"e\(index)-\(round)\"", lastModified: nil)
@@ -31,14 +31,14 @@ struct CacheLookupTableTests {
     }
 
     /// What a store that read the whole index records for `urls`.
-    private static func readingTheWholeIndex(_ folder: CacheTestFolder, _ urls: [WebURL]) throws -> [CacheEntryMetadata?] {
+    private static func readingTheWholeIndex(_ folder: CacheTestFolder, _ urls: [BrowserURL]) throws -> [CacheEntryMetadata?] {
         let store = try ImageCacheStore(directory: folder.path, policy: policy)
         _ = store.stats()
         #expect(store.hasReadIndex)
         return store.metadata(forLocalNames: urls.map { store.localName(for: $0) })
     }
 
-    private static func metadata(_ store: ImageCacheStore, _ urls: [WebURL]) -> [CacheEntryMetadata?] {
+    private static func metadata(_ store: ImageCacheStore, _ urls: [BrowserURL]) -> [CacheEntryMetadata?] {
         store.metadata(forLocalNames: urls.map { store.localName(for: $0) })
     }
 
@@ -165,8 +165,8 @@ struct CacheLookupTableTests {
     func urlsWithoutAFormatAreFoundThroughTheTable() async throws {
         try await offPool {
             let (folder, writer, urls) = try Self.filledFolder()
-            let photo = WebURL("https://cdn.example.com/photo?id=7")!
-            let avatar = WebURL("https://cdn.example.com/avatar/12")!
+            let photo = BrowserURL("https://cdn.example.com/photo?id=7")!
+            let avatar = BrowserURL("https://cdn.example.com/avatar/12")!
             try writer.store(TestImages.png(width: 4, height: 4), for: photo, contentType: "image/png", etag: nil,
                              lastModified: nil, now: Self.t0 + 5)
             try writer.store(TestImages.png(width: 3, height: 3), for: avatar, contentType: "image/png", etag: nil,
@@ -175,7 +175,7 @@ struct CacheLookupTableTests {
             try writer.store(TestImages.gif(), for: avatar, contentType: "image/gif", etag: nil, lastModified: nil, now: Self.t0 + 6)
 
             let reader = try ImageCacheStore(directory: folder.path, policy: Self.policy)
-            let lookups = reader.lookUpForUse([photo, avatar, urls[9], WebURL("https://cdn.example.com/never")!], now: Self.t0 + 30)
+            let lookups = reader.lookUpForUse([photo, avatar, urls[9], BrowserURL("https://cdn.example.com/never")!], now: Self.t0 + 30)
             #expect(!reader.hasReadIndex, "looked up through the table")
             guard case .fresh(let photoEntry) = lookups[0], case .fresh(let avatarEntry) = lookups[1], case .fresh = lookups[2] else {
                 Issue.record("not found fresh: \(lookups)")

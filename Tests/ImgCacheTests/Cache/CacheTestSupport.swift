@@ -64,8 +64,8 @@ final class CacheTestFolder: Sendable {
 enum CacheTestData {
     static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static func url(_ name: String) -> WebURL {
-        WebURL("https://images.example.com/photos/\(name).png")!
+    static func url(_ name: String) -> BrowserURL {
+        BrowserURL("https://images.example.com/photos/\(name).png")!
     }
 
     static func bytes(_ count: Int, seed: Int) -> [UInt8] {

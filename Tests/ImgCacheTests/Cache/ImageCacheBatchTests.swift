@@ -7,7 +7,7 @@ import Testing
 @Suite("Cache: batch stores")
 struct ImageCacheBatchTests {
     private func image(_ index: Int, bytes: [UInt8]? = nil) -> ImageToStore {
-        ImageToStore(bytes: bytes ?? TestImages.png(byteCount: 200 + index), url: WebURL("https://cdn.example/\(index).png")!,
+        ImageToStore(bytes: bytes ?? TestImages.png(byteCount: 200 + index), url: BrowserURL("https://cdn.example/\(index).png")!,
                      contentType: "image/png", etag: "\"e\(index)\"", lastModified: nil)
     }
 
@@ -33,7 +33,7 @@ struct ImageCacheBatchTests {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
         var images = (0..<3).map { image($0) }
-        images.insert(ImageToStore(bytes: TestImages.png(), url: WebURL("https://cdn.example/page.html")!,
+        images.insert(ImageToStore(bytes: TestImages.png(), url: BrowserURL("https://cdn.example/page.html")!,
                                    contentType: nil, etag: nil, lastModified: nil), at: 1)
         let results = store.store(images)
         #expect((try? results[1].get()) == nil)

@@ -11,7 +11,7 @@ struct ImageCacheStoreTests {
         let folder = try CacheTestFolder()
         let naming = LocalImageNaming()
         let store = try ImageCacheStore(directory: folder.path, naming: naming, policy: CachePolicy(maxAge: 3600))
-        let url = WebURL("https://images.example.com/a/cat.PNG?size=2#frag")!
+        let url = BrowserURL("https://images.example.com/a/cat.PNG?size=2#frag")!
         let bytes = CacheTestData.bytes(5_000, seed: 1)
 
         let stored = try store.storeEntry(bytes, for: url, contentType: "image/png", etag: "\"abc\"",
@@ -35,7 +35,7 @@ struct ImageCacheStoreTests {
 
         #expect(store.lookup(url, now: t0.addingTimeInterval(1)) == .fresh(stored))
         // The fragment never changes what is fetched, so it does not change the entry.
-        #expect(store.lookup(WebURL("https://images.example.com/a/cat.PNG?size=2")!, now: t0) == .fresh(stored))
+        #expect(store.lookup(BrowserURL("https://images.example.com/a/cat.PNG?size=2")!, now: t0) == .fresh(stored))
         let contents = try #require(store.entry(for: url))
         #expect(contents.bytes == bytes)
         #expect(contents.metadata == stored)
@@ -138,7 +138,7 @@ struct ImageCacheStoreTests {
     func unnameableURL() throws {
         let folder = try CacheTestFolder()
         let store = try ImageCacheStore(directory: folder.path)
-        let page = WebURL("https://example.com/index.html")!
+        let page = BrowserURL("https://example.com/index.html")!
         #expect(throws: ImageCacheError.noLocalName(url: "https://example.com/index.html")) {
             try store.storeEntry([1], for: page, contentType: nil, etag: nil, lastModified: nil)
         }

@@ -6,7 +6,7 @@ import Testing
 struct OriginLimitsTests {
     @Test func anOriginStartsAtTheHTTP1LimitAndRisesOnAnHTTP2Answer() {
         let limits = OriginLimits(http1Limit: 6, multiplexedLimit: 100)
-        let origin = OriginLimits.origin(of: WebURL("https://cdn.example/a.png")!)
+        let origin = OriginLimits.origin(of: BrowserURL("https://cdn.example/a.png")!)
         #expect(origin == "https://cdn.example:443")
         #expect(limits.limit(for: origin) == 6)
         limits.observe(.http2, from: origin)
@@ -19,9 +19,9 @@ struct OriginLimitsTests {
 
     @Test func originsAreSchemeHostAndPort() {
         let limits = OriginLimits(http1Limit: 2, multiplexedLimit: 50)
-        let secure = OriginLimits.origin(of: WebURL("https://cdn.example/a.png")!)
-        let plain = OriginLimits.origin(of: WebURL("http://cdn.example/a.png")!)
-        let otherPort = OriginLimits.origin(of: WebURL("https://cdn.example:8443/a.png")!)
+        let secure = OriginLimits.origin(of: BrowserURL("https://cdn.example/a.png")!)
+        let plain = OriginLimits.origin(of: BrowserURL("http://cdn.example/a.png")!)
+        let otherPort = OriginLimits.origin(of: BrowserURL("https://cdn.example:8443/a.png")!)
         #expect(Set([secure, plain, otherPort]).count == 3)
         limits.observe(.http2, from: secure)
         #expect(limits.limit(for: plain) == 2)

@@ -51,11 +51,11 @@ struct DownloadFixture: Sendable {
     }
 
     func fetch(_ path: String) async -> DownloadOutcome {
-        await downloader.fetch(WebURL(server.url(path))!)
+        await downloader.fetch(BrowserURL(server.url(path))!)
     }
 
     func isCached(_ path: String) -> Bool {
-        store.lookup(WebURL(server.url(path))!).metadata != nil
+        store.lookup(BrowserURL(server.url(path))!).metadata != nil
     }
 
     func close() async throws {
@@ -84,7 +84,7 @@ struct DownloaderTests {
         #expect(result.status == .downloaded)
         #expect(result.byteCount == png.count)
         #expect(fixture.downloader.outstandingCount == 0)
-        let cached = try #require(fixture.store.contents(for: WebURL(fixture.server.url("/a.png"))!))
+        let cached = try #require(fixture.store.contents(for: BrowserURL(fixture.server.url("/a.png"))!))
         #expect(cached.bytes == png)
         #expect(cached.image.etag == "\"v1\"")
         #expect(cached.image.contentType == "image/png")
@@ -180,7 +180,7 @@ struct DownloaderTests {
     func coalescing(wire: Wire) async throws {
         let fixture = try await DownloadFixture.make(wire: wire)
         fixture.server.route("/shared.png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(200)))
-        let url = WebURL(fixture.server.url("/shared.png"))!
+        let url = BrowserURL(fixture.server.url("/shared.png"))!
         let outcomes = await fixture.downloader.fetchAll(Array(repeating: url, count: 10))
         #expect(outcomes.count == 10)
         #expect(outcomes.allSatisfy { $0.status == .downloaded })
@@ -191,10 +191,10 @@ struct DownloaderTests {
     @Test("no more than --per-host requests reach one host at once")
     func perHostLimit() async throws {
         let fixture = try await DownloadFixture.make(policy: DownloadPolicy(concurrency: 16, perHostConcurrency: 3))
-        var urls: [WebURL] = []
+        var urls: [BrowserURL] = []
         for i in 0..<12 {
             fixture.server.route("/p\(i).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(100)))
-            urls.append(WebURL(fixture.server.url("/p\(i).png"))!)
+            urls.append(BrowserURL(fixture.server.url("/p\(i).png"))!)
         }
         let outcomes = await fixture.downloader.fetchAll(urls)
         #expect(outcomes.allSatisfy { $0.status == .downloaded })
@@ -215,7 +215,7 @@ struct DownloaderTests {
         let request = try #require(fixture.server.requests("/v.png").last)
         #expect(request.header("If-None-Match") == "\"abc\"")
         #expect(request.header("If-Modified-Since") == "Sun, 01 Nov 2026 10:00:00 GMT")
-        #expect(fixture.store.contents(for: WebURL(fixture.server.url("/v.png"))!)?.bytes == png)
+        #expect(fixture.store.contents(for: BrowserURL(fixture.server.url("/v.png"))!)?.bytes == png)
 
         let fresh = try await DownloadFixture.make(wire: wire)
         fresh.server.route("/f.png", .image(bytes: png, contentType: "image/png"))
@@ -257,7 +257,7 @@ struct DownloaderOwnDeadlineTests {
         let downloader = ImageDownloader(transport: UnboundedTransport(), store: store,
                                          policy: DownloadPolicy(timeout: .milliseconds(300), retries: 0))
         let started = ContinuousClock.now
-        let outcome = await downloader.fetch(WebURL("https://images.example/a.png")!)
+        let outcome = await downloader.fetch(BrowserURL("https://images.example/a.png")!)
         #expect(outcome.status == .failed)
         #expect(outcome.failure?.description == "timed out after 0.3 s")
         // Far below the transport's minute, even on a starved machine.
@@ -272,7 +272,7 @@ struct DownloaderCancellationTests {
         let fixture = try await DownloadFixture.make(policy: DownloadPolicy(perHostConcurrency: 2))
         let urls = (0..<10).map { index in
             fixture.server.route("/c\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(3)))
-            return WebURL(fixture.server.url("/c\(index).png"))!
+            return BrowserURL(fixture.server.url("/c\(index).png"))!
         }
         let downloader = fixture.downloader
         let caller = Task { await downloader.fetchAll(urls) }
@@ -291,7 +291,7 @@ struct DownloaderCancellationTests {
     func cancelAllEndsInFlight() async throws {
         let fixture = try await DownloadFixture.make()
         fixture.server.route("/slow.png", .drip(bytes: TestImages.png(byteCount: 2_000), interval: .milliseconds(50)))
-        let url = WebURL(fixture.server.url("/slow.png"))!
+        let url = BrowserURL(fixture.server.url("/slow.png"))!
         let downloader = fixture.downloader
         let fetch = Task { await downloader.fetchAll([url]) }
         while fixture.server.totalRequests < 1 { try await Task.sleep(for: .milliseconds(10)) }
@@ -311,7 +311,7 @@ struct DownloaderCancellationTests {
         // (500 ms was not: one image had landed before the check).
         let urls = (0..<6).map { index in
             fixture.server.route("/s\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(3)))
-            return WebURL(fixture.server.url("/s\(index).png"))!
+            return BrowserURL(fixture.server.url("/s\(index).png"))!
         }
         let downloader = fixture.downloader
         async let first = downloader.fetchAll(urls)
@@ -343,10 +343,10 @@ struct DownloaderSharedCallsTests {
         let fixture = try await DownloadFixture.make(policy: DownloadPolicy(perHostConcurrency: 1))
         let slow = (0..<24).map { index in
             fixture.server.route("/q\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(40)))
-            return WebURL(fixture.server.url("/q\(index).png"))!
+            return BrowserURL(fixture.server.url("/q\(index).png"))!
         }
         fixture.server.route("/shared.png", .image(bytes: TestImages.png(width: 2), contentType: "image/png"))
-        let shared = WebURL(fixture.server.url("/shared.png"))!
+        let shared = BrowserURL(fixture.server.url("/shared.png"))!
         let downloader = fixture.downloader
         let first = Task { await downloader.fetchAll(slow + [shared]) }
         while fixture.server.totalRequests < 1 { try await Task.sleep(for: .milliseconds(5)) }

@@ -23,7 +23,7 @@ struct FetchCommandTests {
         try folder.write("page.html", "<img src=/good.png><img src=/missing.png><img src='/fake.png'><img src=data:x>")
         let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/page.html"), "--out", "out", "--retries", "0"], in: folder)
         #expect(outcome.status == 2, "\(outcome.stderr)")
-        let good = LocalImageNaming().localName(for: WebURL(server.url("/good.png"))!)!
+        let good = LocalImageNaming().localName(for: BrowserURL(server.url("/good.png"))!)!
         let page = try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8)
         #expect(page == "<img src=images/\(good)><img src=/missing.png><img src='/fake.png'><img src=data:x>")
         #expect(FileManager.default.fileExists(atPath: folder.path("out/images/\(good)")))
@@ -69,7 +69,7 @@ struct FetchCommandTests {
         let folder = try TemporaryFolder()
         let outcome = try await run(["fetch", server.url("/blog/post.html"), "--out", "site"], in: folder)
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        let name = LocalImageNaming().localName(for: WebURL(server.url("/blog/pic.png"))!)!
+        let name = LocalImageNaming().localName(for: BrowserURL(server.url("/blog/pic.png"))!)!
         #expect(try String(contentsOfFile: folder.path("site/post.html"), encoding: .utf8) == "<p><img src=images/\(name)></p>")
         try await server.shutdown()
     }
@@ -84,8 +84,8 @@ struct FetchCommandTests {
         let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out", "--mode", "live"], in: folder)
         #expect(outcome.status == 2)
         let naming = LocalImageNaming()
-        let ok = naming.localName(for: WebURL(server.url("/ok.png"))!)!
-        let gone = naming.localName(for: WebURL(server.url("/gone.png"))!)!
+        let ok = naming.localName(for: BrowserURL(server.url("/ok.png"))!)!
+        let gone = naming.localName(for: BrowserURL(server.url("/gone.png"))!)!
         #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8) == "<img src=images/\(ok)><img src=images/\(gone)>")
         try await server.shutdown()
     }

@@ -21,7 +21,7 @@ struct FetchTLSCommandTests {
         let folder = try TemporaryFolder()
         let withOption = try await run(["fetch", server.url("/page.html"), "--out", "out", "--cacert", TestCertificates.caPath], in: folder)
         #expect(withOption.status == 0, "\(withOption.stderr)")
-        let name = LocalImageNaming().localName(for: WebURL(server.url("/a.png"))!)!
+        let name = LocalImageNaming().localName(for: BrowserURL(server.url("/a.png"))!)!
         #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8) == "<img src=images/\(name)>")
         #expect(server.allRequests.allSatisfy { $0.version == "HTTP/2" })
 

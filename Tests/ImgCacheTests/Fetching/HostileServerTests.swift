@@ -82,14 +82,14 @@ struct HostileServerTests {
         let fixture = try await DownloadFixture.make(policy: Self.policy, wire: wire)
         let hostile = Self.hostilities.filter { wire != .https2 || $0.overHTTP2 }
         for hostility in hostile { fixture.server.route(hostility.path, hostility.behaviour) }
-        var expected = hostile.map { (name: $0.name, url: WebURL(fixture.server.url($0.path))!, reason: $0.reason) }
+        var expected = hostile.map { (name: $0.name, url: BrowserURL(fixture.server.url($0.path))!, reason: $0.reason) }
         // A TLS handshake that stalls half way, from servers of their own (no path is reached).
         var stalledServers: [StalledTLSServer] = []
         if wire != .http {
             for point in [StalledTLSServer.StallPoint.afterClientHello, .midServerHello] {
                 let stalled = try await StalledTLSServer.start(stallingAt: point)
                 stalledServers.append(stalled)
-                expected.append((name: "a TLS handshake stalled \(point)", url: WebURL(stalled.url("/a.png"))!,
+                expected.append((name: "a TLS handshake stalled \(point)", url: BrowserURL(stalled.url("/a.png"))!,
                                  reason: "timed out after 4 s"))
             }
         }
@@ -127,7 +127,7 @@ struct HostileServerTests {
                       behaviour: paced(nil, declared: false), reason: "larger than the 256 KB limit"),
         ]
         for hostility in hostile { server.route(hostility.path, hostility.behaviour) }
-        let hostileURLs = hostile.map { WebURL(server.url($0.path))! }
+        let hostileURLs = hostile.map { BrowserURL(server.url($0.path))! }
         let good = Self.routeGoodImages(on: server)
 
         try await Self.expectHostilePage(downloader: downloader, store: store, folder: folder.path("images"), good: good,
@@ -177,10 +177,10 @@ struct HostileServerTests {
     // MARK: helpers
 
     /// Six small PNGs, each different, at `/good0.png` … `/good5.png`.
-    static func routeGoodImages(on server: TestImageServer) -> [WebURL] {
+    static func routeGoodImages(on server: TestImageServer) -> [BrowserURL] {
         (0..<6).map { index in
             server.route("/good\(index).png", .image(bytes: TestImages.png(width: index + 1, height: 1), contentType: "image/png"))
-            return WebURL(server.url("/good\(index).png"))!
+            return BrowserURL(server.url("/good\(index).png"))!
         }
     }
 
@@ -204,8 +204,8 @@ struct HostileServerTests {
     /// Fetches the good images and the hostile ones together, then checks that each hostile one
     /// failed with its reason, in time, that the good ones came in, and that only they are cached.
     static func expectHostilePage(
-        downloader: ImageDownloader, store: ImageCacheStore, folder: String, good: [WebURL],
-        hostile: [(name: String, url: WebURL, reason: String)]
+        downloader: ImageDownloader, store: ImageCacheStore, folder: String, good: [BrowserURL],
+        hostile: [(name: String, url: BrowserURL, reason: String)]
     ) async throws {
         let started = ContinuousClock.now
         let outcomes = await downloader.fetchAll(good + hostile.map(\.url))
@@ -220,7 +220,7 @@ struct HostileServerTests {
     }
 
     static func expectOnlyCached(
-        _ good: [WebURL], notCached hostile: [WebURL], in store: ImageCacheStore, folder: String,
+        _ good: [BrowserURL], notCached hostile: [BrowserURL], in store: ImageCacheStore, folder: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         for url in hostile { #expect(store.lookup(url).metadata == nil, "\(url.serialized)", sourceLocation: sourceLocation) }

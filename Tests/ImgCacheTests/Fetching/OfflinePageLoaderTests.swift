@@ -18,9 +18,9 @@ struct OfflinePageLoaderTests {
         let loader = OfflinePageLoader(store: store, transport: transport, debounce: .zero, notificationCenter: nil)
         let refreshes = loader.notifier.events()
         let html = Array("<img src=a.png><img src=/photo/7>".utf8)
-        let page = try loader.open(html: html, pageURL: WebURL(server.url("/article.html")))
-        let png = LocalImageNaming().localName(for: WebURL(server.url("/a.png"))!)!
-        let jpeg = LocalImageNaming().localName(for: WebURL(server.url("/photo/7"))!, format: .jpeg)!
+        let page = try loader.open(html: html, pageURL: BrowserURL(server.url("/article.html")))
+        let png = LocalImageNaming().localName(for: BrowserURL(server.url("/a.png"))!)!
+        let jpeg = LocalImageNaming().localName(for: BrowserURL(server.url("/photo/7"))!, format: .jpeg)!
         #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=\(png)><img src=/photo/7>", "the known name at once")
         var summary: RefreshSummary?
         for await event in refreshes {
@@ -34,7 +34,7 @@ struct OfflinePageLoaderTests {
         #expect(summary?.downloaded == 2)
         #expect(summary?.rewrittenPages == [page.fileURL.path])
         // Opened again, the name comes from the cache at once.
-        let again = try loader.open(html: html, pageURL: WebURL(server.url("/article.html")), pageName: "again.html")
+        let again = try loader.open(html: html, pageURL: BrowserURL(server.url("/article.html")), pageName: "again.html")
         #expect(try String(contentsOf: again.fileURL, encoding: .utf8) == "<img src=\(png)><img src=\(jpeg)>")
         _ = await again.downloads.value
         #expect(server.requestCount("/photo/7") == 1)
@@ -54,13 +54,13 @@ struct OfflinePageLoaderTests {
         let refreshes = loader.notifier.events()
 
         let page = try loader.open(html: Array("<img src=slow.png><p style='background:url(fast.gif)'>".utf8),
-                                   pageURL: WebURL(server.url("/article.html")))
+                                   pageURL: BrowserURL(server.url("/article.html")))
         let naming = LocalImageNaming()
-        let slow = naming.localName(for: WebURL(server.url("/slow.png"))!)!
-        let fast = naming.localName(for: WebURL(server.url("/fast.gif"))!)!
+        let slow = naming.localName(for: BrowserURL(server.url("/slow.png"))!)!
+        let fast = naming.localName(for: BrowserURL(server.url("/fast.gif"))!)!
         #expect(page.fileURL.path == folder.path("cache/index.html"))
         #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=\(slow)><p style='background:url(\(fast))'>")
-        #expect(loader.image(for: WebURL(server.url("/slow.png"))!) == nil, "not downloaded yet")
+        #expect(loader.image(for: BrowserURL(server.url("/slow.png"))!) == nil, "not downloaded yet")
 
         var summary: RefreshSummary?
         for await event in refreshes {
@@ -90,8 +90,8 @@ struct OfflinePageLoaderTests {
         let transport = AsyncHTTPClientTransport()
         let loader = OfflinePageLoader(store: try ImageCacheStore(directory: folder.path("cache")), transport: transport,
                                        referenceStyle: .urlPrefix("imgcache://"), notificationCenter: nil)
-        let page = try await loader.open(url: WebURL(server.url("/go"))!, pageName: "docs.html")
-        let name = LocalImageNaming().localName(for: WebURL(server.url("/docs/a.png"))!)!
+        let page = try await loader.open(url: BrowserURL(server.url("/go"))!, pageName: "docs.html")
+        let name = LocalImageNaming().localName(for: BrowserURL(server.url("/docs/a.png"))!)!
         #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=imgcache://\(name)>")
         #expect(await page.downloads.value.map(\.status) == [.downloaded])
         #expect(loader.image(forLocalName: name)?.contentType == "image/png")

@@ -8,10 +8,10 @@ import Testing
 struct ProtocolConcurrencyTests {
     /// Routes `count` slow images (held `delay` at the server, so that requests overlap) and
     /// returns their URLs.
-    private func slowImages(_ count: Int, on server: TestImageServer, delay: Duration = .milliseconds(400)) -> [WebURL] {
+    private func slowImages(_ count: Int, on server: TestImageServer, delay: Duration = .milliseconds(400)) -> [BrowserURL] {
         (0..<count).map { index in
             server.route("/s\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: delay))
-            return WebURL(server.url("/s\(index).png"))!
+            return BrowserURL(server.url("/s\(index).png"))!
         }
     }
 
@@ -98,14 +98,14 @@ struct CrossHostSchedulingTests {
         let store = try ImageCacheStore(directory: folder.path("images"))
         let transport = try Wire.http.makeTransport()
         let downloader = ImageDownloader(transport: transport, store: store, policy: DownloadPolicy(perHostConcurrency: 2))
-        var urls: [WebURL] = []
+        var urls: [BrowserURL] = []
         for index in 0..<6 {
             slow.route("/s\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(1)))
-            urls.append(WebURL(slow.url("/s\(index).png"))!)
+            urls.append(BrowserURL(slow.url("/s\(index).png"))!)
         }
         for index in 0..<5 {
             fast.route("/f\(index).png", .image(bytes: TestImages.png(), contentType: "image/png"))
-            urls.append(WebURL(fast.url("/f\(index).png"))!)
+            urls.append(BrowserURL(fast.url("/f\(index).png"))!)
         }
         async let outcomes = downloader.fetchAll(urls)
         // Every fast image is requested while the slow host is still on its first images: its
@@ -130,9 +130,9 @@ struct PageProtocolTests {
     func pageVersionSetsTheLimit() async throws {
         let fixture = try await DownloadFixture.make(wire: .https2)
         fixture.server.route("/page.html", .status(200, body: Array("<img src=a.png>".utf8), contentType: "text/html"))
-        let page = try await PageLoader.load(WebURL(fixture.server.url("/page.html"))!, transport: fixture.transport)
+        let page = try await PageLoader.load(BrowserURL(fixture.server.url("/page.html"))!, transport: fixture.transport)
         #expect(page.httpVersion == .http2)
-        let image = WebURL(fixture.server.url("/a.png"))!
+        let image = BrowserURL(fixture.server.url("/a.png"))!
         #expect(fixture.downloader.currentLimit(forOriginOf: image) == DownloadPolicy().perHostConcurrency)
         fixture.downloader.noteHTTPVersion(page.httpVersion, forOriginOf: page.url)
         #expect(fixture.downloader.currentLimit(forOriginOf: image) == DownloadPolicy().perHostStreams)
@@ -140,7 +140,7 @@ struct PageProtocolTests {
         // protocol. (Learning it from the first answers instead sends 8, then nothing for 30 s.)
         let urls = (0..<40).map { index in
             fixture.server.route("/i\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(30)))
-            return WebURL(fixture.server.url("/i\(index).png"))!
+            return BrowserURL(fixture.server.url("/i\(index).png"))!
         }
         fixture.server.resetCounters()
         let started = ContinuousClock.now

@@ -26,7 +26,7 @@ struct UntypedImageFetchTests {
     }
 
     private func name(_ server: TestImageServer, _ path: String, _ format: ImageFormat) -> String {
-        LocalImageNaming().localName(for: WebURL(server.url(path))!, format: format)!
+        LocalImageNaming().localName(for: BrowserURL(server.url(path))!, format: format)!
     }
 
     private func expectedPage(_ server: TestImageServer) -> String {
@@ -106,7 +106,7 @@ struct UntypedImageFetchTests {
         let images = try FileManager.default.contentsOfDirectory(atPath: folder.path("shared")).filter { !$0.hasPrefix(".") }
         #expect(images == [expected])
         let store = try ImageCacheStore(directory: folder.path("shared"))
-        #expect(store.localName(for: WebURL(server.url("/photo/7"))!) == expected)
+        #expect(store.localName(for: BrowserURL(server.url("/photo/7"))!) == expected)
         #expect(store.verify().isEmpty)
         try await server.shutdown()
     }

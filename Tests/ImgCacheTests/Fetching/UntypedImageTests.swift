@@ -18,7 +18,7 @@ struct UntypedImageTests {
         fixture.server.route("/app.js", .image(bytes: TestImages.png(), contentType: "image/png"))
         let naming = LocalImageNaming()
         for (path, format) in [("/img?id=1", ImageFormat.png), ("/photo/7", .jpeg), ("/pixel.php", .gif)] {
-            let url = WebURL(fixture.server.url(path))!
+            let url = BrowserURL(fixture.server.url(path))!
             let outcome = await fixture.downloader.fetch(url)
             #expect(outcome.status == .downloaded, "\(path): \(outcome.failure?.description ?? "")")
             let expected = naming.localName(for: url, format: format)!
@@ -27,11 +27,11 @@ struct UntypedImageTests {
             #expect(FileManager.default.fileExists(atPath: fixture.folder.path("images/\(expected)")))
             #expect(fixture.store.localName(for: url) == expected)
         }
-        let page = await fixture.downloader.fetch(WebURL(fixture.server.url("/thumb?id=9"))!)
+        let page = await fixture.downloader.fetch(BrowserURL(fixture.server.url("/thumb?id=9"))!)
         #expect(page.status == .failed)
         #expect(page.failure?.description.hasPrefix("not an image: text/html") == true, "\(page.failure?.description ?? "")")
         #expect(!fixture.isCached("/thumb?id=9"))
-        let script = await fixture.downloader.fetch(WebURL(fixture.server.url("/app.js"))!)
+        let script = await fixture.downloader.fetch(BrowserURL(fixture.server.url("/app.js"))!)
         #expect(script.status == .failed)
         #expect(fixture.server.requestCount("/app.js") == 0, "a URL naming another kind of file is never requested")
         try await fixture.close()
@@ -41,7 +41,7 @@ struct UntypedImageTests {
     func foundAgainThroughTheIndex() async throws {
         let fixture = try await DownloadFixture.make()
         fixture.server.route("/photo/7", .image(bytes: TestImages.jpeg(), contentType: "image/jpeg"))
-        let url = WebURL(fixture.server.url("/photo/7"))!
+        let url = BrowserURL(fixture.server.url("/photo/7"))!
         let first = await fixture.downloader.fetch(url)
         #expect(first.status == .downloaded)
         let again = await fixture.downloader.fetchAll([url])
@@ -60,7 +60,7 @@ struct UntypedImageTests {
     func anotherFormatSupersedes() throws {
         let folder = try TemporaryFolder()
         let store = try ImageCacheStore(directory: folder.path("images"))
-        let url = WebURL("https://cdn.example/resize/840x560/photo")!
+        let url = BrowserURL("https://cdn.example/resize/840x560/photo")!
         let webp = Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 24)
         let png = try store.storeEntry(TestImages.png(), for: url, contentType: "image/png", etag: nil, lastModified: nil)
         #expect(png.localName.hasSuffix(".png"))
@@ -80,7 +80,7 @@ struct UntypedImageTests {
             // WebP unless the Accept header leaves it out (and when there is none).
             fixture.server.route("/auto/photo", .negotiated(variants: [("image/webp", webp), ("image/jpeg", TestImages.jpeg())],
                                                             fallback: .image(bytes: webp, contentType: "image/webp")))
-            let url = WebURL(fixture.server.url("/auto/photo?w=800"))!
+            let url = BrowserURL(fixture.server.url("/auto/photo?w=800"))!
             let outcome = await fixture.downloader.fetch(url)
             #expect(outcome.status == .downloaded, "\(outcome.failure?.description ?? "")")
             #expect(outcome.localName == LocalImageNaming().localName(for: url, format: expected))

@@ -23,7 +23,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case srcset
     /// CSS through the URL scanner, and whole stylesheets through the stylesheet rewriter.
     case cssurls
-    /// URL strings through ``WebURL``, alone and against several bases.
+    /// URL strings through ``BrowserURL``, alone and against several bases.
     case url
     /// The first bytes of a page through the `<meta charset>` prescan.
     case metacharset
@@ -102,7 +102,7 @@ enum RewriterProperties {
 
     /// Scans and renders as a pipeline would, with the images whose URL names no format and
     /// contains "photo" known to the cache.
-    static func rewrite(_ input: [UInt8], pageURL: WebURL?, with rewriter: ImageRewriter) -> RewriteResult {
+    static func rewrite(_ input: [UInt8], pageURL: BrowserURL?, with rewriter: ImageRewriter) -> RewriteResult {
         let scan = rewriter.scan(input, url: pageURL, transportCharset: rewriter.options.transportEncodingLabel)
         let known = scan.untypedImageURLs.filter { $0.contains("photo") }.map { ($0, knownUntypedName) }
         return rewriter.render(scan, availability: .everyTypedImage(untypedNames: Dictionary(known, uniquingKeysWith: { first, _ in first })))
@@ -111,7 +111,7 @@ enum RewriterProperties {
     static func check(_ input: [UInt8]) throws(PropertyViolation) {
         let options = options(for: input)
         let rewriter = ImageRewriter(options: options)
-        for pageURL in [nil] + pageURLs.map({ WebURL($0) }) {
+        for pageURL in [nil] + pageURLs.map({ BrowserURL($0) }) {
             let result = rewrite(input, pageURL: pageURL, with: rewriter)
             if pageURL != nil {
                 let listed = rewriter.references(in: input, pageURL: pageURL)
@@ -328,7 +328,7 @@ enum CSSProperties {
         // Whole stylesheets, with and without their own URL.
         let options = RewriterProperties.options(for: input)
         let rewriter = ImageRewriter(options: options)
-        for url in [nil, WebURL("https://example.com/css/site.css")] {
+        for url in [nil, BrowserURL("https://example.com/css/site.css")] {
             let result = rewriter.rewriteStylesheet(input, url: url)
             let second = rewriter.rewriteStylesheet(input, url: url)
             try RewriterProperties.checkDeterministic(result, second)
@@ -340,35 +340,35 @@ enum CSSProperties {
 // MARK: - URL
 
 enum URLProperties {
-    static let bases: [WebURL] = [
+    static let bases: [BrowserURL] = [
         "https://user:pw@example.com:8080/a/b/c?q=1#f", "file:///C:/dir/file.txt", "non-special://host/x/y",
         "data:text/plain,opaque", "http://[::1]/", "sc:/path-only",
-    ].compactMap { WebURL($0) }
+    ].compactMap { BrowserURL($0) }
 
     static func check(_ input: [UInt8]) throws(PropertyViolation) {
         let text = String(decoding: input, as: UTF8.self)
         let windows1252: @Sendable (String) -> [UInt8] = { TextCodec.encode($0, to: .windows1252) }
-        try checkRoundTrip(WebURL(text), of: text)
-        try checkRoundTrip(WebURL(text, queryEncoding: windows1252), of: text)
+        try checkRoundTrip(BrowserURL(text), of: text)
+        try checkRoundTrip(BrowserURL(text, queryEncoding: windows1252), of: text)
         for base in bases {
-            try checkRoundTrip(WebURL(text, relativeTo: base), of: text)
+            try checkRoundTrip(BrowserURL(text, relativeTo: base), of: text)
         }
         // A base of a scheme that is not special never takes part in parsing an absolute URL.
         let nonSpecialBase = bases.first { !$0.isSpecial }!
-        if let absolute = WebURL(text), WebURL(text, relativeTo: nonSpecialBase)?.serialized != absolute.serialized {
+        if let absolute = BrowserURL(text), BrowserURL(text, relativeTo: nonSpecialBase)?.serialized != absolute.serialized {
             throw PropertyViolation("the absolute URL \(absolute.serialized) parses otherwise against \(nonSpecialBase.serialized)")
         }
     }
 
     /// Parse, serialise, parse: the second parse gives the same URL, and the serialisation is
     /// printable ASCII or spaces (everything else percent-encoded or punycoded).
-    static func checkRoundTrip(_ url: WebURL?, of text: String) throws(PropertyViolation) {
+    static func checkRoundTrip(_ url: BrowserURL?, of text: String) throws(PropertyViolation) {
         guard let url else { return }
         let serialized = url.serialized
         guard serialized.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
             throw PropertyViolation("\(show(Array(text.utf8))) serialises to \(show(Array(serialized.utf8))), not printable ASCII")
         }
-        guard let again = WebURL(serialized) else {
+        guard let again = BrowserURL(serialized) else {
             throw PropertyViolation("\(show(Array(text.utf8))) serialises to \(serialized), which does not parse")
         }
         guard again.serialized == serialized, again.scheme == url.scheme, again.host == url.host, again.port == url.port,

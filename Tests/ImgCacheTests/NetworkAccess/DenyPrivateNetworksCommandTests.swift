@@ -25,7 +25,7 @@ struct DenyPrivateNetworksCommandTests {
 
         let allowed = try await run(["fetch", "page.html", "--out", "out2", "--deny-private-networks", "--allow-network", "127.0.0.0/8"], in: folder)
         #expect(allowed.status == 2, "\(allowed.stderr)")
-        let name = LocalImageNaming().localName(for: WebURL(server.url("/a.png"))!)!
+        let name = LocalImageNaming().localName(for: BrowserURL(server.url("/a.png"))!)!
         #expect(try String(contentsOfFile: folder.path("out2/page.html"), encoding: .utf8)
                 == "<img src=images/\(name)><img src=http://169.254.169.254/latest/meta-data/iam.png>")
         try await server.shutdown()

@@ -44,11 +44,11 @@ struct PrivateNetworkDownloadTests {
     func loopbackRefused(wire: Wire) async throws {
         let fixture = try await Fixture.make(wire: wire, access: .denied())
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
-        let outcome = await fixture.downloader.fetch(WebURL(fixture.server.url("/a.png"))!)
+        let outcome = await fixture.downloader.fetch(BrowserURL(fixture.server.url("/a.png"))!)
         #expect(outcome.status == .failed)
         #expect(outcome.failure?.description == "refused: 127.0.0.1 is a loopback address, and private networks are denied")
         #expect(fixture.server.totalConnections == 0)
-        #expect(fixture.store.lookup(WebURL(fixture.server.url("/a.png"))!).metadata == nil)
+        #expect(fixture.store.lookup(BrowserURL(fixture.server.url("/a.png"))!).metadata == nil)
         try await fixture.close()
     }
 
@@ -57,7 +57,7 @@ struct PrivateNetworkDownloadTests {
         let fixture = try await Fixture.make(wire: wire, access: .denied())
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         let scheme = wire == .http ? "http" : "https"
-        let url = WebURL("\(scheme)://images.example.com:\(fixture.server.port)/a.png")!
+        let url = BrowserURL("\(scheme)://images.example.com:\(fixture.server.port)/a.png")!
         let outcome = await fixture.downloader.fetch(url)
         #expect(outcome.status == .failed)
         #expect(outcome.failure?.description == "refused: images.example.com is at 127.0.0.1, a loopback address, and private networks are denied")
@@ -71,11 +71,11 @@ struct PrivateNetworkDownloadTests {
         let png = TestImages.png(width: 3, height: 5)
         for index in 0..<6 { fixture.server.route("/\(index).png", .image(bytes: png, contentType: "image/png")) }
         let outcomes = await withTaskGroup(of: DownloadOutcome.self) { group in
-            for index in 0..<6 { group.addTask { await fixture.downloader.fetch(WebURL(fixture.server.url("/\(index).png"))!) } }
+            for index in 0..<6 { group.addTask { await fixture.downloader.fetch(BrowserURL(fixture.server.url("/\(index).png"))!) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(outcomes.allSatisfy { $0.status == .downloaded }, "\(outcomes.map(\.failure?.description))")
-        #expect(fixture.store.contents(for: WebURL(fixture.server.url("/3.png"))!)?.bytes == png)
+        #expect(fixture.store.contents(for: BrowserURL(fixture.server.url("/3.png"))!)?.bytes == png)
         if wire == .https2 { #expect(fixture.server.negotiatedProtocols.allSatisfy { $0 == "h2" }) }
         try await fixture.close()
     }
@@ -89,7 +89,7 @@ struct PrivateNetworkDownloadTests {
         let location = target.replacingOccurrences(of: "PORT", with: "\(fixture.server.port)")
         fixture.server.route("/r.png", .redirect(to: location))
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
-        let outcome = await fixture.downloader.fetch(WebURL(fixture.server.url("/r.png"))!)
+        let outcome = await fixture.downloader.fetch(BrowserURL(fixture.server.url("/r.png"))!)
         #expect(outcome.status == .failed)
         #expect(outcome.failure?.description == "refused: \(reason), and private networks are denied")
         #expect(fixture.server.requestCount("/r.png") == 1)
@@ -105,7 +105,7 @@ struct PrivateNetworkDownloadTests {
         let store = try ImageCacheStore(directory: folder.path("images"))
         let transport = URLSessionTransport()
         let downloader = ImageDownloader(transport: transport, store: store, policy: DownloadPolicy(retries: 0, privateNetworks: .denied()))
-        let outcome = await downloader.fetch(WebURL("http://localhost:\(server.port)/a.png")!)
+        let outcome = await downloader.fetch(BrowserURL("http://localhost:\(server.port)/a.png")!)
         #expect(outcome.status == .failed)
         #expect(outcome.failure?.description.hasPrefix("refused: localhost is at ") == true, "\(outcome.failure?.description ?? "")")
         #expect(outcome.failure?.description.contains("a loopback address") == true)

@@ -52,10 +52,10 @@ struct CSSTests {
         let page = "<style>@font-face{font-family:F;src:url(font.svg),url(glyphs.png)} .x{background:url(real.png)}</style>"
         var options = RewriteOptions(naming: LocalImageNaming(extensions: ["png", "svg"]))
         options.referenceStyle = .relativePath("images")
-        let result = ImageRewriter(options: options).rewrite(Array(page.utf8), pageURL: WebURL(base + "page.html"))
+        let result = ImageRewriter(options: options).rewrite(Array(page.utf8), pageURL: BrowserURL(base + "page.html"))
         #expect(result.references.map(\.original) == ["real.png"])
         #expect(result.bytes.text.contains("src:url(font.svg),url(glyphs.png)"))
-        let css = ImageRewriter(options: options).rewriteStylesheet(Array("@font-face{src:url(glyphs.png)}".utf8), url: WebURL(base + "s.css"))
+        let css = ImageRewriter(options: options).rewriteStylesheet(Array("@font-face{src:url(glyphs.png)}".utf8), url: BrowserURL(base + "s.css"))
         #expect(css.references.isEmpty)
     }
 }

@@ -7,7 +7,7 @@ struct ConcurrencyTests {
     func concurrentRewrites() async throws {
         let pages = try ["rewrite/reference-kinds.html", "rewrite/gbk.html", "rewrite/css.html", "rewrite/srcset.html"].map(Fixtures.bytes)
         let rewriter = ImageRewriter()
-        let pageURL = WebURL("https://example.com/dir/page.html")
+        let pageURL = BrowserURL("https://example.com/dir/page.html")
         let serial = pages.map { rewriter.rewrite($0, pageURL: pageURL).bytes }
         let results = await withTaskGroup(of: (Int, [UInt8]).self) { group in
             for round in 0..<64 {

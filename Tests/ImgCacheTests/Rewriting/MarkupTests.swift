@@ -91,7 +91,7 @@ struct MarkupTests {
     func urlPrefix() {
         let options = RewriteOptions(referenceStyle: .urlPrefix("file:///tmp/my cache/"))
         let result = rewrite("<img src='a.png'>", options: options)
-        let name = LocalImageNaming().localName(for: WebURL(base + "a.png")!)!
+        let name = LocalImageNaming().localName(for: BrowserURL(base + "a.png")!)!
         #expect(result.bytes.text == "<img src='file:///tmp/my%20cache/\(name)'>")
     }
 
@@ -107,18 +107,18 @@ struct MarkupTests {
     @Test("the same URL always maps to the same file, different URLs to different files")
     func deterministicNames() {
         let naming = LocalImageNaming(fanOut: true)
-        let a = naming.localName(for: WebURL("https://example.com/a.png")!)!
-        #expect(a == naming.localName(for: WebURL("https://example.com/a.png#frag")!))
-        #expect(a != naming.localName(for: WebURL("https://example.com/a.png?v=2")!))
+        let a = naming.localName(for: BrowserURL("https://example.com/a.png")!)!
+        #expect(a == naming.localName(for: BrowserURL("https://example.com/a.png#frag")!))
+        #expect(a != naming.localName(for: BrowserURL("https://example.com/a.png?v=2")!))
         #expect(a.count == 2 + 1 + 64 + 4 && a.hasSuffix(".png") && a.split(separator: "/")[1].hasPrefix(a.prefix(2)))
     }
 
     @Test("rendered with what the cache holds, only the images in it are rewritten; the others keep their URL")
     func onlyCached() {
         let rewriter = ImageRewriter()
-        let scan = rewriter.scan(Array("<img src=cached.png><img src=missing.png>".utf8), url: WebURL(base + "page.html"))
+        let scan = rewriter.scan(Array("<img src=cached.png><img src=missing.png>".utf8), url: BrowserURL(base + "page.html"))
         let cached = base + "cached.png"
-        let result = rewriter.render(scan, availability: .onlyCached([cached: LocalImageNaming().localName(for: WebURL(cached)!)!]))
+        let result = rewriter.render(scan, availability: .onlyCached([cached: LocalImageNaming().localName(for: BrowserURL(cached)!)!]))
         #expect(result.bytes.text == "<img src=\(localPath(base + "cached.png"))><img src=missing.png>")
         #expect(result.references.map(\.disposition) == [.rewritten, .notCached])
         #expect(result.references.map(\.skipReason) == [nil, nil], "not in the cache is no reason to skip for good")
@@ -129,7 +129,7 @@ struct MarkupTests {
     @Test("listing finds the same references as rewriting and leaves the bytes alone")
     func listing() throws {
         let input = try Fixtures.bytes("rewrite/reference-kinds.html")
-        let listed = ImageRewriter().references(in: input, pageURL: WebURL(base + "page.html"))
+        let listed = ImageRewriter().references(in: input, pageURL: BrowserURL(base + "page.html"))
         let rewritten = rewrite(input)
         #expect(listed.bytes == input)
         #expect(listed.references == rewritten.references)

@@ -44,7 +44,7 @@ struct RealPagesTests {
             let input = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent(page.path)))
             let options = RewriteOptions(referenceStyle: .urlPrefix("imgcache://cache/"), transportEncodingLabel: page.charset)
             let rewriter = ImageRewriter(options: options)
-            let pageURL = page.url.flatMap { WebURL($0) }
+            let pageURL = page.url.flatMap { BrowserURL($0) }
             let result = rewriter.rewrite(input, pageURL: pageURL)
             rewrittenInAll += result.rewrittenReferences.count
             do {

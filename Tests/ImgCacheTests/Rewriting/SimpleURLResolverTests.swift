@@ -19,11 +19,11 @@ struct SimpleURLResolverTests {
             for _ in 0..<30_000 {
                 let input = (0..<Int.random(in: 1...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
                 for baseText in bases {
-                    let base = WebURL(baseText)!
+                    let base = BrowserURL(baseText)!
                     checked += 1
                     guard let answer = SimpleURLResolver(base: base)?.resolve(input) else { continue }
                     fast += 1
-                    #expect(answer == WebURL(input, relativeTo: base)?.serialized, "input \(input) against \(baseText)")
+                    #expect(answer == BrowserURL(input, relativeTo: base)?.serialized, "input \(input) against \(baseText)")
                 }
             }
             #expect(fast > checked / 20)
@@ -32,7 +32,7 @@ struct SimpleURLResolverTests {
 
     @Test("typical page URLs take the fast path")
     func typicalURLs() {
-        let resolver = SimpleURLResolver(base: WebURL("https://example.com/blog/post.html"))!
+        let resolver = SimpleURLResolver(base: BrowserURL("https://example.com/blog/post.html"))!
         #expect(resolver.resolve("/img/a.png") == "https://example.com/img/a.png")
         #expect(resolver.resolve("img/a.png?w=300&h=2") == "https://example.com/blog/img/a.png?w=300&h=2")
         #expect(resolver.resolve("https://cdn.example.net/w_300,c_fill/a.jpg") == "https://cdn.example.net/w_300,c_fill/a.jpg")

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Stylesheet files")
 struct StylesheetTests {
-    let url = WebURL("https://example.com/app/css/site.css")!
+    let url = BrowserURL("https://example.com/app/css/site.css")!
 
     @Test("url() and image-set() images are rewritten against the stylesheet's URL; @import, fonts, comments and every other byte stay")
     func rewritesImagesOnly() {
@@ -84,7 +84,7 @@ struct StylesheetTests {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("app/img"), withIntermediateDirectories: true)
         try folder.write("app/img/logo.png", "png")
-        let site = try SiteTree(root: folder.path("app"), baseURL: WebURL("https://example.com/app/"))
+        let site = try SiteTree(root: folder.path("app"), baseURL: BrowserURL("https://example.com/app/"))
         let css = Array(".a{background:url(../img/logo.png)} .b{background:url(../img/remote.png)}".utf8)
         let rewriter = ImageRewriter()
         let result = rewriter.render(rewriter.scan(css, as: .stylesheet(referringEncoding: nil), url: url, site: site))

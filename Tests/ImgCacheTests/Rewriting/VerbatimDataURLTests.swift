@@ -15,8 +15,8 @@ struct VerbatimDataURLTests {
                 + (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             guard VerbatimDataURL.matches(input) else { continue }
             fast += 1
-            #expect(WebURL(input)?.serialized == input, "input \(input)")
-            #expect(WebURL(input, relativeTo: WebURL("https://example.com/a/page.html"))?.serialized == input, "input \(input)")
+            #expect(BrowserURL(input)?.serialized == input, "input \(input)")
+            #expect(BrowserURL(input, relativeTo: BrowserURL("https://example.com/a/page.html"))?.serialized == input, "input \(input)")
         }
         #expect(fast > 500)
     }

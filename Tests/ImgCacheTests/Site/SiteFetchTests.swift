@@ -102,7 +102,7 @@ private struct GeneratedSite {
         let depth = relativePath.split(separator: "/").count - 1
         let prefix = String(repeating: "../", count: depth) + "images/"
         for (original, url) in references[relativePath]! {
-            let name = LocalImageNaming().localName(for: WebURL(url)!)!
+            let name = LocalImageNaming().localName(for: BrowserURL(url)!)!
             for quote in ["'", "\"", "&quot;", "(", ""] {
                 let closing = quote == "(" ? ")" : quote
                 let needle = quote + original + (quote.isEmpty ? " " : closing)
@@ -133,7 +133,7 @@ struct SiteFetchTests {
             let written = try String(contentsOfFile: folder.path("Web/\(path)"), encoding: .utf8)
             #expect(written == site.expectedOutput(path), "\(path)")
             for (_, url) in site.references[path]! {
-                let name = LocalImageNaming().localName(for: WebURL(url)!)!
+                let name = LocalImageNaming().localName(for: BrowserURL(url)!)!
                 #expect(FileManager.default.fileExists(atPath: folder.path("Web/images/\(name)")), "\(url)")
             }
         }
@@ -165,7 +165,7 @@ struct SiteFetchTests {
         #expect(page?["stylesheets"] as? [String] == [server.url("/app/css/site.css")])
         let map = object["images"] as? [String: String] ?? [:]
         #expect(Set(map.keys) == Set(site.imagePaths.map(server.url)))
-        for (url, name) in map { #expect(name == LocalImageNaming().localName(for: WebURL(url)!)) }
+        for (url, name) in map { #expect(name == LocalImageNaming().localName(for: BrowserURL(url)!)) }
         try await server.shutdown()
     }
 
@@ -177,7 +177,7 @@ struct SiteFetchTests {
         let out = folder.path("Web")
         let cacheFolder = folder.path("Web/images")
         let plan = try LocalizationPlan(arguments: [folder.path("site")], out: out, cacheFolder: cacheFolder,
-                                        baseURL: WebURL(site.base), copiesAssets: true)
+                                        baseURL: BrowserURL(site.base), copiesAssets: true)
         let session = LocalizationSession(.init(store: try ImageCacheStore(directory: cacheFolder), transport: AsyncHTTPClientTransport(),
                                                 downloadPolicy: DownloadPolicy(perHostConcurrency: 64), debounce: .seconds(60)))
         let written = ThreadSafeLog<String>()

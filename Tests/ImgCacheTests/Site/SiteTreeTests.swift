@@ -17,7 +17,7 @@ struct SiteTreeTests {
     @Test("files are listed by path with their kind; hidden files and excluded folders are not")
     func listing() throws {
         let folder = try makeSite()
-        let site = try SiteTree(root: folder.url.path, baseURL: WebURL("https://example.com/app"), excluding: [folder.path("out")])
+        let site = try SiteTree(root: folder.url.path, baseURL: BrowserURL("https://example.com/app"), excluding: [folder.path("out")])
         #expect(site.files.map(\.relativePath) == ["css/site.CSS", "docs/a b.htm", "docs/x#1.xhtml", "img/logo.png", "index.html"])
         #expect(site.files.map(\.kind) == [.stylesheet, .page, .page, .asset, .page])
         #expect(throws: FileError.self) { try SiteTree(root: folder.path("index.html"), baseURL: nil) }
@@ -26,7 +26,7 @@ struct SiteTreeTests {
     @Test("a file's URL is the base URL (taken as a folder) joined with its path; URLs map back to the files")
     func urls() throws {
         let folder = try makeSite()
-        let site = try SiteTree(root: folder.url.path, baseURL: WebURL("https://example.com/app"))
+        let site = try SiteTree(root: folder.url.path, baseURL: BrowserURL("https://example.com/app"))
         let byPath = Dictionary(uniqueKeysWithValues: site.files.map { ($0.relativePath, $0) })
         #expect(site.url(of: byPath["docs/a b.htm"]!)?.serialized == "https://example.com/app/docs/a%20b.htm")
         #expect(site.url(of: byPath["docs/x#1.xhtml"]!)?.serialized == "https://example.com/app/docs/x%231.xhtml")

@@ -15,7 +15,7 @@ enum Fixtures {
 
 /// The local path the default options write for an absolute image URL.
 func localPath(_ absoluteURL: String, folder: String = "images", naming: LocalImageNaming = LocalImageNaming()) -> String {
-    guard let url = WebURL(absoluteURL), let name = naming.localName(for: url) else {
+    guard let url = BrowserURL(absoluteURL), let name = naming.localName(for: url) else {
         fatalError("\(absoluteURL) is not an http(s) image URL")
     }
     return folder + "/" + name
@@ -48,12 +48,12 @@ extension Array where Element == UInt8 {
 
 func rewrite(_ html: String, pageURL: String? = "https://example.com/dir/page.html",
              options: RewriteOptions = RewriteOptions()) -> RewriteResult {
-    ImageRewriter(options: options).rewrite(Array(html.utf8), pageURL: pageURL.flatMap { WebURL($0) })
+    ImageRewriter(options: options).rewrite(Array(html.utf8), pageURL: pageURL.flatMap { BrowserURL($0) })
 }
 
 func rewrite(_ bytes: [UInt8], pageURL: String? = "https://example.com/dir/page.html",
              options: RewriteOptions = RewriteOptions()) -> RewriteResult {
-    ImageRewriter(options: options).rewrite(bytes, pageURL: pageURL.flatMap { WebURL($0) })
+    ImageRewriter(options: options).rewrite(bytes, pageURL: pageURL.flatMap { BrowserURL($0) })
 }
 
 /// Expects two pages to be byte-identical; on failure, says where they first differ, in text.

@@ -20,7 +20,7 @@ struct CertificateFailureTests {
         let transport = try AsyncHTTPClientTransport(trust: trust)
         let downloader = ImageDownloader(transport: transport, store: store,
                                          policy: DownloadPolicy(retryDelay: .milliseconds(10)))
-        let url = WebURL(server.url("/a.png"))!
+        let url = BrowserURL(server.url("/a.png"))!
         let outcome = await downloader.fetch(url)
         await transport.shutdown()
         let requests = server.totalRequests

@@ -26,10 +26,10 @@ struct ForwardProxyTests {
         let store = try ImageCacheStore(directory: folder.path("images"))
         let downloader = ImageDownloader(transport: transport, store: store)
 
-        let outcomes = await downloader.fetchAll([WebURL(plain.url("/p.png"))!, WebURL(secure.url("/s.gif"))!])
+        let outcomes = await downloader.fetchAll([BrowserURL(plain.url("/p.png"))!, BrowserURL(secure.url("/s.gif"))!])
         #expect(outcomes.map(\.status) == [.downloaded, .downloaded], "\(outcomes.map { $0.failure?.description ?? "" })")
-        #expect(store.contents(for: WebURL(plain.url("/p.png"))!)?.bytes == png)
-        #expect(store.contents(for: WebURL(secure.url("/s.gif"))!)?.bytes == gif)
+        #expect(store.contents(for: BrowserURL(plain.url("/p.png"))!)?.bytes == png)
+        #expect(store.contents(for: BrowserURL(secure.url("/s.gif"))!)?.bytes == gif)
 
         let seen = proxy.recordedRequests.map(\.description)
         #expect(seen.contains("GET \(plain.url("/p.png"))"), "\(seen)")
@@ -48,10 +48,10 @@ struct ForwardProxyTests {
     @Test("keep-alive: many http images share a few connections to the proxy")
     func connectionsToTheProxyAreReused() async throws {
         let origin = try await TestImageServer.start()
-        var urls: [WebURL] = []
+        var urls: [BrowserURL] = []
         for index in 0..<30 {
             origin.route("/i\(index).png", .image(bytes: TestImages.png(), contentType: "image/png"))
-            urls.append(WebURL(origin.url("/i\(index).png"))!)
+            urls.append(BrowserURL(origin.url("/i\(index).png"))!)
         }
         let proxy = try await TestProxyServer.start()
         let transport = try AsyncHTTPClientTransport(
@@ -82,11 +82,11 @@ struct ForwardProxyTests {
         let store = try ImageCacheStore(directory: folder.path("images"))
         let downloader = ImageDownloader(transport: transport, store: store,
                                          policy: DownloadPolicy(retries: 0, maxBytes: 10_000))
-        let outcomes = await downloader.fetchAll(["/missing.png", "/cut.png", "/big.png"].map { WebURL(origin.url($0))! })
+        let outcomes = await downloader.fetchAll(["/missing.png", "/cut.png", "/big.png"].map { BrowserURL(origin.url($0))! })
         #expect(outcomes[0].failure?.description == "HTTP 404")
         #expect(outcomes[1].failure?.description.contains("truncated") == true, "\(outcomes[1].failure?.description ?? "")")
         #expect(outcomes[2].failure?.description.contains("10000-byte limit") == true, "\(outcomes[2].failure?.description ?? "")")
-        #expect(outcomes.allSatisfy { store.lookup(WebURL($0.url)!).metadata == nil })
+        #expect(outcomes.allSatisfy { store.lookup(BrowserURL($0.url)!).metadata == nil })
         await transport.shutdown()
         try await proxy.shutdown()
         try await origin.shutdown()

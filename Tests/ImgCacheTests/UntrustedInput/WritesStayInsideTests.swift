@@ -32,7 +32,7 @@ struct WritesStayInsideTests {
         let png = TestImages.png()
         for path in paths {
             // As the server receives it: the URL as a browser (and imgcache) serialises it.
-            server.route(try #require(WebURL(server.url(path))).path, .image(bytes: png, contentType: "image/png"))
+            server.route(try #require(BrowserURL(server.url(path))).path, .image(bytes: png, contentType: "image/png"))
         }
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("work"), withIntermediateDirectories: true)
@@ -54,7 +54,7 @@ struct WritesStayInsideTests {
           arguments: [("..%2F..%2Fescape.html", ".._.._escape.html"), ("%00x.html", "_x.html"), ("a%2F..%2F..%2Fb.html", "a_.._.._b.html")])
     func pageNames(segment: String, expected: String) async throws {
         let server = try await TestImageServer.start()
-        let url = try #require(WebURL(server.url("/dir/\(segment)")))
+        let url = try #require(BrowserURL(server.url("/dir/\(segment)")))
         server.route(url.path, .status(200, body: Array("<p>hi</p>".utf8), contentType: "text/html"))
         let folder = try TemporaryFolder()
         let outcome = try await run(["fetch", url.serialized, "--out", "work/out"], in: folder)
@@ -67,7 +67,7 @@ struct WritesStayInsideTests {
     func longPageName() async throws {
         let server = try await TestImageServer.start()
         let segment = String(repeating: "é", count: 200) + ".html"
-        let url = try #require(WebURL(server.url("/\(segment)")))
+        let url = try #require(BrowserURL(server.url("/\(segment)")))
         server.route(url.path, .status(200, body: Array("<p>hi</p>".utf8), contentType: "text/html"))
         let folder = try TemporaryFolder()
         let outcome = try await run(["fetch", url.serialized, "--out", "out"], in: folder)
@@ -86,7 +86,7 @@ struct WritesStayInsideTests {
         try folder.write("victim.png", "precious")
         let store = try ImageCacheStore(directory: folder.path("cache"), policy: CachePolicy(maxTotalBytes: 1_000))
         try folder.write("cache/inner.png", "precious too")
-        try store.storeEntry(TestImages.png(), for: WebURL("http://example.com/a.png")!, contentType: "image/png", etag: nil, lastModified: nil)
+        try store.storeEntry(TestImages.png(), for: BrowserURL("http://example.com/a.png")!, contentType: "image/png", etag: nil, lastModified: nil)
         let index = folder.path("cache/\(CacheFileLayout.indexFileName)")
         let handle = try #require(FileHandle(forWritingAtPath: index))
         handle.seekToEndOfFile()
@@ -112,8 +112,8 @@ struct WritesStayInsideTests {
         again.write(Data((hostile.joined(separator: "\n") + "\n").utf8))
         try again.close()
         let small = try ImageCacheStore(directory: folder.path("cache"), policy: CachePolicy(maxTotalBytes: 200))
-        try small.storeEntry(TestImages.png(width: 2, height: 2), for: WebURL("http://example.com/b.png")!, contentType: "image/png", etag: nil, lastModified: nil)
-        try small.storeEntry(TestImages.png(width: 3, height: 3), for: WebURL("http://example.com/c.png")!, contentType: "image/png", etag: nil, lastModified: nil)
+        try small.storeEntry(TestImages.png(width: 2, height: 2), for: BrowserURL("http://example.com/b.png")!, contentType: "image/png", etag: nil, lastModified: nil)
+        try small.storeEntry(TestImages.png(width: 3, height: 3), for: BrowserURL("http://example.com/c.png")!, contentType: "image/png", etag: nil, lastModified: nil)
 
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
         #expect(try String(contentsOfFile: folder.path("cache/inner.png"), encoding: .utf8) == "precious too")

@@ -1,6 +1,6 @@
 // Host parsing and serialising (https://url.spec.whatwg.org/#hosts-(domains-and-ip-addresses)).
 
-extension WebURL {
+extension BrowserURL {
     /// A parsed host: a domain, an IP address, an opaque host or the empty host.
     enum Host: Sendable, Hashable {
         /// An ASCII domain (already IDNA-processed and lower-cased).

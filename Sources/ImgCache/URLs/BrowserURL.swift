@@ -7,7 +7,7 @@ public import Foundation
 ///
 /// Two values are equal when their serialisations are equal, as the standard's URL
 /// equivalence prescribes.
-public struct WebURL: Sendable, Hashable, CustomStringConvertible {
+public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     /// A URL's path: a list of segments, or an opaque string (`mailto:`, `data:`, ...).
     enum Path: Sendable, Hashable {
         case segments([String])
@@ -45,7 +45,7 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
     ///     (or the bytes of `&#NNNN;`) and the query gets `%26%23NNNN%3B`, as the standard specifies.
     public init?(
         _ string: String,
-        relativeTo base: WebURL? = nil,
+        relativeTo base: BrowserURL? = nil,
         queryEncoding: (@Sendable (String) -> [UInt8])? = nil
     ) {
         var parser = BasicURLParser(input: BasicURLParser.preprocess(string), base: base, queryEncoding: queryEncoding)
@@ -71,13 +71,13 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
-    /// Resolves `string` against this URL, as `WebURL(string, relativeTo: self)`.
+    /// Resolves `string` against this URL, as `BrowserURL(string, relativeTo: self)`.
     /// - Parameters:
     ///   - string: The URL string, absolute or relative.
     ///   - queryEncoding: See ``init(_:relativeTo:queryEncoding:)``.
     /// - Returns: The resolved URL, or nil where a browser's URL parser fails.
-    public func resolve(_ string: String, queryEncoding: (@Sendable (String) -> [UInt8])? = nil) -> WebURL? {
-        WebURL(string, relativeTo: self, queryEncoding: queryEncoding)
+    public func resolve(_ string: String, queryEncoding: (@Sendable (String) -> [UInt8])? = nil) -> BrowserURL? {
+        BrowserURL(string, relativeTo: self, queryEncoding: queryEncoding)
     }
 
     // MARK: - Components
@@ -134,7 +134,7 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
     // MARK: - Equality
 
     /// URLs are equal when their serialisations are equal.
-    public static func == (lhs: WebURL, rhs: WebURL) -> Bool {
+    public static func == (lhs: BrowserURL, rhs: BrowserURL) -> Bool {
         lhs.serialized == rhs.serialized
     }
 
@@ -222,21 +222,21 @@ private struct BasicURLParser {
     }
 
     let input: [Unicode.Scalar]
-    let base: WebURL?
+    let base: BrowserURL?
     let queryEncoding: (@Sendable (String) -> [UInt8])?
 
     private var scheme = ""
     private var isSpecial = false
     private var username: [UInt8] = []
     private var password: [UInt8] = []
-    private var host: WebURL.Host?
+    private var host: BrowserURL.Host?
     private var port: Int?
     private var path: [String] = []
     private var opaquePath: [UInt8]?
     private var query: [UInt8]?
     private var fragment: [UInt8]?
 
-    init(input: [Unicode.Scalar], base: WebURL?, queryEncoding: (@Sendable (String) -> [UInt8])?) {
+    init(input: [Unicode.Scalar], base: BrowserURL?, queryEncoding: (@Sendable (String) -> [UInt8])?) {
         self.input = input
         self.base = base
         self.queryEncoding = queryEncoding
@@ -260,10 +260,10 @@ private struct BasicURLParser {
 
     private mutating func setScheme(_ newScheme: String) {
         scheme = newScheme
-        isSpecial = WebURL.isSpecialScheme(newScheme)
+        isSpecial = BrowserURL.isSpecialScheme(newScheme)
     }
 
-    mutating func parse() -> WebURL? {
+    mutating func parse() -> BrowserURL? {
         let count = input.count
         var state = State.schemeStart
         var buffer: [Unicode.Scalar] = []
@@ -429,7 +429,7 @@ private struct BasicURLParser {
             case .host:
                 if c == ":" && !insideBrackets {
                     guard !buffer.isEmpty,
-                          let parsed = WebURL.Host.parse(buffer[...], isOpaque: !isSpecial)
+                          let parsed = BrowserURL.Host.parse(buffer[...], isOpaque: !isSpecial)
                     else { return nil }
                     host = parsed
                     buffer.removeAll()
@@ -437,7 +437,7 @@ private struct BasicURLParser {
                 } else if c == nil || isSlash || c == "?" || c == "#" {
                     pointer -= 1
                     if isSpecial && buffer.isEmpty { return nil }
-                    guard let parsed = WebURL.Host.parse(buffer[...], isOpaque: !isSpecial) else { return nil }
+                    guard let parsed = BrowserURL.Host.parse(buffer[...], isOpaque: !isSpecial) else { return nil }
                     host = parsed
                     buffer.removeAll()
                     state = .pathStart
@@ -457,7 +457,7 @@ private struct BasicURLParser {
                             value = value * 10 + Int(digit.value - 0x30)
                             if value > 65535 { return nil }
                         }
-                        port = value == WebURL.defaultPort(of: scheme) ? nil : value
+                        port = value == BrowserURL.defaultPort(of: scheme) ? nil : value
                         buffer.removeAll()
                     }
                     state = .pathStart
@@ -524,7 +524,7 @@ private struct BasicURLParser {
                         host = .empty
                         state = .pathStart
                     } else {
-                        guard var parsed = WebURL.Host.parse(buffer[...], isOpaque: !isSpecial) else { return nil }
+                        guard var parsed = BrowserURL.Host.parse(buffer[...], isOpaque: !isSpecial) else { return nil }
                         if parsed == .domain("localhost") { parsed = .empty }
                         host = parsed
                         buffer.removeAll()
@@ -613,7 +613,7 @@ private struct BasicURLParser {
             pointer += 1
         }
 
-        return WebURL(
+        return BrowserURL(
             scheme: scheme,
             username: String(decoding: username, as: UTF8.self),
             password: String(decoding: password, as: UTF8.self),
@@ -631,7 +631,7 @@ private struct BasicURLParser {
         pointer + 1 < input.count && input[pointer + 1] == scalar
     }
 
-    private mutating func copyAuthority(from base: WebURL) {
+    private mutating func copyAuthority(from base: BrowserURL) {
         username = Array(base.username.utf8)
         password = Array(base.password.utf8)
         host = base.hostValue

@@ -20,13 +20,13 @@ struct URLCase: Sendable, CustomTestStringConvertible {
     }
 
     func check(sourceLocation: SourceLocation = #_sourceLocation) {
-        var baseURL: WebURL?
+        var baseURL: BrowserURL?
         if let base {
-            baseURL = WebURL(base)
+            baseURL = BrowserURL(base)
             #expect(baseURL != nil, "base \(base) must parse", sourceLocation: sourceLocation)
             if baseURL == nil { return }
         }
-        let parsed = WebURL(input, relativeTo: baseURL)
+        let parsed = BrowserURL(input, relativeTo: baseURL)
         #expect(parsed?.serialized == href, sourceLocation: sourceLocation)
     }
 }
@@ -34,8 +34,8 @@ struct URLCase: Sendable, CustomTestStringConvertible {
 private let pageBase = "https://example.com/a/b/page.html?x=1#top"
 private let wptBase = "http://example.org/foo/bar"
 
-@Suite("WebURL: preprocessing and schemes")
-struct WebURLSchemeTests {
+@Suite("BrowserURL: preprocessing and schemes")
+struct BrowserURLSchemeTests {
     static let preprocessing: [URLCase] = [
         URLCase("http://example\t.\norg", wptBase, "http://example.org/"),
         URLCase("\u{0}\u{1b}\u{4}\u{12} http://example.com/\u{1f} \r ", nil, "http://example.com/"),
@@ -139,8 +139,8 @@ struct WebURLSchemeTests {
     func portCases(_ testCase: URLCase) { testCase.check() }
 }
 
-@Suite("WebURL: relative references")
-struct WebURLRelativeTests {
+@Suite("BrowserURL: relative references")
+struct BrowserURLRelativeTests {
     static let againstPage: [URLCase] = [
         URLCase("//host/x.png", pageBase, "https://host/x.png"),
         URLCase("//cdn.example.net/img/x.png?v=2", pageBase, "https://cdn.example.net/img/x.png?v=2"),
@@ -259,8 +259,8 @@ struct WebURLRelativeTests {
     func dotSegmentCases(_ testCase: URLCase) { testCase.check() }
 }
 
-@Suite("WebURL: percent-encoding")
-struct WebURLPercentEncodingTests {
+@Suite("BrowserURL: percent-encoding")
+struct BrowserURLPercentEncodingTests {
     static let paths: [URLCase] = [
         URLCase("http://example.com/%20foo", nil, "http://example.com/%20foo"),
         URLCase("http://example.com/foo%", nil, "http://example.com/foo%"),
@@ -396,8 +396,8 @@ struct WebURLPercentEncodingTests {
     func userinfoCases(_ testCase: URLCase) { testCase.check() }
 }
 
-@Suite("WebURL: hosts")
-struct WebURLHostTests {
+@Suite("BrowserURL: hosts")
+struct BrowserURLHostTests {
     static let domains: [URLCase] = [
         URLCase("http://ExAmPlE.CoM", "http://other.com/", "http://example.com/"),
         URLCase("http://EXAMPLE.com./", nil, "http://example.com./"),
@@ -480,7 +480,7 @@ struct WebURLHostTests {
 
     @Test("Forbidden host and domain code points fail", arguments: forbiddenCodePoints)
     func forbiddenCodePointCases(_ input: String) {
-        #expect(WebURL(input) == nil)
+        #expect(BrowserURL(input) == nil)
     }
 
     static let opaqueHosts: [URLCase] = [
@@ -660,7 +660,7 @@ struct WebURLHostTests {
     @Test("UTS #46 ToASCII cases (WPT toascii.json)")
     func toASCIICases() {
         for (input, output) in Self.toASCII {
-            let url = WebURL("https://\(input)/")
+            let url = BrowserURL("https://\(input)/")
             #expect(url?.host == output, "\(input.debugDescription)")
         }
     }
@@ -683,8 +683,8 @@ struct WebURLHostTests {
             ("example^example", nil, nil),
         ]
         for (input, special, opaque) in rows {
-            #expect(WebURL("https://\(input)/")?.host == special, "\(input)")
-            #expect(WebURL("sc://\(input)/")?.host == opaque, "\(input)")
+            #expect(BrowserURL("https://\(input)/")?.host == special, "\(input)")
+            #expect(BrowserURL("sc://\(input)/")?.host == opaque, "\(input)")
         }
     }
 
@@ -755,7 +755,7 @@ struct WebURLHostTests {
 
     @Test("Punycode encoder matches RFC 3492's loop and round-trips through the decoder")
     func punycodeAgainstReference() {
-        var rng = WebURLRobustnessTests.SplitMix(state: 42)
+        var rng = BrowserURLRobustnessTests.SplitMix(state: 42)
         let alphabet: [Unicode.Scalar] = ["a", "b", "-", "0", "z", "ä", "ß", "é", "例", "え", "テ", "☕", "💩", "\u{0646}", "\u{10FFFD}"]
         for _ in 0..<2_000 {
             let length = Int.random(in: 1...24, using: &rng)
@@ -771,13 +771,13 @@ struct WebURLHostTests {
         let label = (0..<20_000).map { Unicode.Scalar(UInt32(0x4E00 + $0))! }
         let encoded = try #require(Punycode.encode(label))
         #expect(Punycode.decode(encoded[...]) == label)
-        let host = try #require(WebURL("https://" + String(String.UnicodeScalarView(label)) + "/")?.host)
+        let host = try #require(BrowserURL("https://" + String(String.UnicodeScalarView(label)) + "/")?.host)
         #expect(host.hasPrefix("xn--"))
     }
 }
 
-@Suite("WebURL: file URLs")
-struct WebURLFileTests {
+@Suite("BrowserURL: file URLs")
+struct BrowserURLFileTests {
     static let cases: [URLCase] = [
         URLCase("img/a.png", "file:///tmp/page.html", "file:///tmp/img/a.png"),
         URLCase("../img/a.png", "file:///tmp/site/page.html", "file:///tmp/img/a.png"),
@@ -907,8 +907,8 @@ struct WebURLFileTests {
     func fileCases(_ testCase: URLCase) { testCase.check() }
 }
 
-@Suite("WebURL: non-special and opaque-path URLs")
-struct WebURLNonSpecialTests {
+@Suite("BrowserURL: non-special and opaque-path URLs")
+struct BrowserURLNonSpecialTests {
     static let cases: [URLCase] = [
         URLCase("data:image/png;base64,AAA=", nil, "data:image/png;base64,AAA="),
         URLCase("data:text/html,test#test", wptBase, "data:text/html,test#test"),
@@ -1014,11 +1014,11 @@ struct WebURLNonSpecialTests {
     func nonSpecialCases(_ testCase: URLCase) { testCase.check() }
 }
 
-@Suite("WebURL: API")
-struct WebURLAPITests {
+@Suite("BrowserURL: API")
+struct BrowserURLAPITests {
     @Test("Components of a full URL")
     func components() throws {
-        let url = try #require(WebURL("HTTPS://user:pa%20ss@Example.COM:8443/a/b.png?x=1&y=%20#frag"))
+        let url = try #require(BrowserURL("HTTPS://user:pa%20ss@Example.COM:8443/a/b.png?x=1&y=%20#frag"))
         #expect(url.scheme == "https")
         #expect(url.username == "user")
         #expect(url.password == "pa%20ss")
@@ -1038,13 +1038,13 @@ struct WebURLAPITests {
 
     @Test("Absent components are nil; default ports are nil")
     func absentComponents() throws {
-        let url = try #require(WebURL("http://example.com:80"))
+        let url = try #require(BrowserURL("http://example.com:80"))
         #expect(url.port == nil)
         #expect(url.query == nil)
         #expect(url.fragment == nil)
         #expect(url.path == "/")
         #expect(url.serializedWithoutFragment == "http://example.com/")
-        let empty = try #require(WebURL("http://example.com/?#"))
+        let empty = try #require(BrowserURL("http://example.com/?#"))
         #expect(empty.query == "")
         #expect(empty.fragment == "")
         #expect(empty.serializedWithoutFragment == "http://example.com/?")
@@ -1054,13 +1054,13 @@ struct WebURLAPITests {
                                           "javascript:void(0)", "about:blank", "mailto:a@b.c",
                                           "ftp://example.com/x.png", "file:///tmp/x.png", "wss://example.com/"])
     func nonHTTP(_ input: String) throws {
-        let url = try #require(WebURL(input))
+        let url = try #require(BrowserURL(input))
         #expect(!url.isHTTP)
     }
 
     @Test("Opaque paths")
     func opaquePath() throws {
-        let url = try #require(WebURL("data:image/svg+xml,<svg xmlns='x'/>#frag"))
+        let url = try #require(BrowserURL("data:image/svg+xml,<svg xmlns='x'/>#frag"))
         #expect(url.hasOpaquePath)
         #expect(url.host == nil)
         #expect(url.path == "image/svg+xml,<svg xmlns='x'/>")
@@ -1070,23 +1070,23 @@ struct WebURLAPITests {
 
     @Test("file: URLs have an empty host")
     func fileHost() throws {
-        let url = try #require(WebURL("file:///tmp/page.html"))
+        let url = try #require(BrowserURL("file:///tmp/page.html"))
         #expect(url.host == "")
         #expect(url.resolve("img/a.png")?.serialized == "file:///tmp/img/a.png")
     }
 
     @Test("Equality and hashing follow the serialisation")
     func equality() throws {
-        let first = try #require(WebURL("HTTP://EXAMPLE.com:80/a/./b"))
-        let second = try #require(WebURL("http://example.com/a/b"))
+        let first = try #require(BrowserURL("HTTP://EXAMPLE.com:80/a/./b"))
+        let second = try #require(BrowserURL("http://example.com/a/b"))
         #expect(first == second)
         #expect(Set([first, second]).count == 1)
-        #expect(first != WebURL("http://example.com/a/b#x"))
+        #expect(first != BrowserURL("http://example.com/a/b#x"))
     }
 
     @Test("Foundation URL conversion")
     func foundationURL() throws {
-        let url = try #require(WebURL("https://bücher.example/ä b.png?q=ü"))
+        let url = try #require(BrowserURL("https://bücher.example/ä b.png?q=ü"))
         #expect(url.foundationURL?.absoluteString == "https://xn--bcher-kva.example/%C3%A4%20b.png?q=%C3%BC")
     }
 
@@ -1100,21 +1100,21 @@ struct WebURLAPITests {
             }
             return bytes
         }
-        let base = try #require(WebURL("http://example.com/dir/page.html"))
+        let base = try #require(BrowserURL("http://example.com/dir/page.html"))
         // The standard's windows-1252 example: the query is encoded, the path and fragment are not.
-        let url = try #require(WebURL("ö?smörgåsbord#ö", relativeTo: base, queryEncoding: latin1))
+        let url = try #require(BrowserURL("ö?smörgåsbord#ö", relativeTo: base, queryEncoding: latin1))
         #expect(url.serialized == "http://example.com/dir/%C3%B6?sm%F6rg%E5sbord#%C3%B6")
         // Unrepresentable characters become an escaped numeric character reference.
-        #expect(WebURL("?a‽b", relativeTo: base, queryEncoding: latin1)?.query == "a%26%238253%3Bb")
+        #expect(BrowserURL("?a‽b", relativeTo: base, queryEncoding: latin1)?.query == "a%26%238253%3Bb")
         // Not used for ws/wss or non-special URLs.
-        #expect(WebURL("ws://h/?ö", queryEncoding: latin1)?.query == "%C3%B6")
-        #expect(WebURL("sc://h/?ö", queryEncoding: latin1)?.query == "%C3%B6")
-        #expect(WebURL("?ö", relativeTo: base)?.query == "%C3%B6")
+        #expect(BrowserURL("ws://h/?ö", queryEncoding: latin1)?.query == "%C3%B6")
+        #expect(BrowserURL("sc://h/?ö", queryEncoding: latin1)?.query == "%C3%B6")
+        #expect(BrowserURL("?ö", relativeTo: base)?.query == "%C3%B6")
     }
 }
 
-@Suite("WebURL: robustness")
-struct WebURLRobustnessTests {
+@Suite("BrowserURL: robustness")
+struct BrowserURLRobustnessTests {
     /// A small deterministic generator (SplitMix64), so failures reproduce.
     struct SplitMix: RandomNumberGenerator {
         var state: UInt64
@@ -1151,17 +1151,17 @@ struct WebURLRobustnessTests {
         let bases = [
             "https://example.com/a/b/page.html?x=1#top", "file:///tmp/page.html", "sc://host/p", "sc:opaque",
             "http://[::1]:8080/", "file://host/C:/dir/",
-        ].compactMap { WebURL($0) }
+        ].compactMap { BrowserURL($0) }
         #expect(bases.count == 6)
         var parsed = 0
         var unstable: [String] = []
         for index in 0..<100_000 {
             let input = Self.randomInput(&rng)
             let base = index % 4 == 0 ? nil : bases[index % bases.count]
-            guard let url = WebURL(input, relativeTo: base) else { continue }
+            guard let url = BrowserURL(input, relativeTo: base) else { continue }
             parsed += 1
             _ = (url.host, url.path, url.query, url.fragment, url.port, url.serializedWithoutFragment)
-            if WebURL(url.serialized)?.serialized != url.serialized, unstable.count < 10 {
+            if BrowserURL(url.serialized)?.serialized != url.serialized, unstable.count < 10 {
                 unstable.append("\(input.debugDescription) -> \(url.serialized)")
             }
         }
@@ -1172,12 +1172,12 @@ struct WebURLRobustnessTests {
     @Test("Long inputs are handled without blowing up")
     func longInputs() throws {
         let segments = String(repeating: "a/", count: 20_000)
-        let url = try #require(WebURL("https://example.com/" + segments + String(repeating: "../", count: 30_000)))
+        let url = try #require(BrowserURL("https://example.com/" + segments + String(repeating: "../", count: 30_000)))
         #expect(url.serialized == "https://example.com/")
         let longHost = String(repeating: "a", count: 50_000) + ".example"
-        #expect(WebURL("https://\(longHost)/")?.host == longHost)
+        #expect(BrowserURL("https://\(longHost)/")?.host == longHost)
         let longQuery = String(repeating: "ä", count: 50_000)
-        #expect(WebURL("https://h/?\(longQuery)")?.query?.utf8.count == 50_000 * 6)
-        #expect(WebURL("https://h:" + String(repeating: "0", count: 10_000) + "80/")?.serialized == "https://h:80/")
+        #expect(BrowserURL("https://h/?\(longQuery)")?.query?.utf8.count == 50_000 * 6)
+        #expect(BrowserURL("https://h:" + String(repeating: "0", count: 10_000) + "80/")?.serialized == "https://h:80/")
     }
 }
