@@ -33,7 +33,7 @@ public struct HTMLEncoding: Sendable, Hashable, CustomStringConvertible {
     public static let utf16BE = HTMLEncoding(.utf16BE)
 
     /// Every encoding the Encoding Standard defines, in the standard's order.
-    public static let allEncodings: [HTMLEncoding] = Kind.all.map(HTMLEncoding.init)
+    static let allEncodings: [HTMLEncoding] = Kind.all.map(HTMLEncoding.init)
 
     /// The canonical name.
     public var description: String { name }
@@ -61,7 +61,7 @@ public struct HTMLEncoding: Sendable, Hashable, CustomStringConvertible {
     /// ASCII. A pair within range that the index leaves unmapped still counts as 2 here, although
     /// a browser would re-read an ASCII trail of such a pair; finding that out needs the index.
     /// Stateful ISO-2022-JP and the replacement encoding report 1.
-    public func characterLength(at i: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    func characterLength(at i: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
         guard i >= 0, i < bytes.count else { return 1 }
         let lead = bytes[i]
         switch kind {

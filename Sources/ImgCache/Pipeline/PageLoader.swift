@@ -1,14 +1,14 @@
 /// A page fetched over HTTP.
-public struct LoadedPage: Sendable {
+struct LoadedPage: Sendable {
     /// The body.
-    public let bytes: [UInt8]
+    let bytes: [UInt8]
     /// The URL after redirects: relative references resolve against it.
-    public let url: BrowserURL
+    let url: BrowserURL
     /// The `charset` of the `Content-Type`, if any: the page's encoding as the server declares it.
-    public let charset: String?
+    let charset: String?
     /// The HTTP version the page came over, when the transport tells: images from the same origin
     /// can start at that protocol's limit (``ImageDownloader/noteHTTPVersion(_:forOriginOf:)``).
-    public var httpVersion: HTTPVersion? = nil
+    var httpVersion: HTTPVersion? = nil
 }
 
 /// Why a page could not be fetched.
@@ -24,11 +24,11 @@ public struct PageLoadError: Error, Sendable, CustomStringConvertible {
 
 /// Fetches pages (not images) through an `ImageTransport`, with the exchange images use and a
 /// page's own limits: a longer time, a larger body, more redirects, no retries, any body.
-public enum PageLoader {
+enum PageLoader {
     /// GETs `url`, following up to `maxRedirects` http(s) redirects, within `timeout`, connecting
     /// only to addresses `privateNetworks` allows.
     /// - Throws: `PageLoadError` for a non-2xx status, a transport failure or too many redirects.
-    public static func load(_ url: BrowserURL, transport: any ImageTransport, userAgent: String = DownloadPolicy.defaultUserAgent,
+    static func load(_ url: BrowserURL, transport: any ImageTransport, userAgent: String = DownloadPolicy.defaultUserAgent,
                             timeout: Duration = .seconds(60), maxBytes: Int = 200 * 1024 * 1024,
                             maxRedirects: Int = 10, privateNetworks: PrivateNetworkAccess = .allowed) async throws -> LoadedPage {
         let exchange = HTTPExchange(transport: transport, policy: HTTPExchange.Policy(
