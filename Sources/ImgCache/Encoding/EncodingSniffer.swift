@@ -9,14 +9,14 @@ struct SniffedEncoding: Sendable, Equatable {
     let byteOrderMarkLength: Int
     /// Set when a declaration was overridden because the bytes disagree with it (e.g. a page that says gb2312
     /// but is valid UTF-8 with non-ASCII), or when a label is unknown. A human-readable sentence.
-    let warning: String?
+    let notices: [EncodingNotice]
 
     /// Creates a result, e.g. for an encoding the caller already knows.
-    init(encoding: HTMLEncoding, source: EncodingSource, byteOrderMarkLength: Int = 0, warning: String? = nil) {
+    init(encoding: HTMLEncoding, source: EncodingSource, byteOrderMarkLength: Int = 0, notices: [EncodingNotice] = []) {
         self.encoding = encoding
         self.source = source
         self.byteOrderMarkLength = byteOrderMarkLength
-        self.warning = warning
+        self.notices = notices
     }
 }
 
@@ -49,22 +49,21 @@ enum EncodingSniffer {
         if let (encoding, length) = byteOrderMark(bytes) {
             return SniffedEncoding(encoding: encoding, source: .byteOrderMark, byteOrderMarkLength: length)
         }
-        var warnings: [String] = []
+        var warnings: [EncodingNotice] = []
         if let label = transportLabel.map(cleanedTransportLabel), !label.isEmpty {
             if let encoding = HTMLEncoding(label: label) {
                 if encoding.isUTF16, !containsZeroByte(bytes, limit: MetaCharsetPrescan.byteLimit) {
-                    warnings.append("The transport declares \(label), but the page has no byte order mark "
-                        + "and no zero bytes, so it cannot be UTF-16; the declaration was ignored.")
+                    warnings.append(.impossibleUTF16(label: label))
                 } else {
                     return checkedDeclaration(encoding, label: label, source: .transport, bytes: bytes, warnings: warnings)
                 }
             } else {
-                warnings.append("The transport declares the unknown encoding label \"\(label)\"; it was ignored.")
+                warnings.append(.unknownTransportLabel(label))
             }
         }
         let prescan = MetaCharsetPrescan.scan(bytes)
         for label in prescan.unknownLabels {
-            warnings.append("The page declares the unknown encoding label \"\(label)\"; it was ignored.")
+            warnings.append(.unknownDeclaredLabel(label, .page))
         }
         if let encoding = prescan.encoding {
             return checkedDeclaration(encoding, label: prescan.label ?? encoding.name, source: .metaDeclaration, bytes: bytes,
@@ -72,9 +71,9 @@ enum EncodingSniffer {
         }
         let summary = UTF8Validation.scan(bytes)
         if summary.firstInvalidOffset == nil, summary.hasMultiByteSequence {
-            return SniffedEncoding(encoding: .utf8, source: .utf8Detection, warning: joined(warnings))
+            return SniffedEncoding(encoding: .utf8, source: .utf8Detection, notices: warnings)
         }
-        return SniffedEncoding(encoding: .windows1252, source: .defaultEncoding, warning: joined(warnings))
+        return SniffedEncoding(encoding: .windows1252, source: .defaultEncoding, notices: warnings)
     }
 
     /// The encoding and length of a byte order mark at the start of `bytes`.
@@ -86,21 +85,19 @@ enum EncodingSniffer {
     }
 
     private static func checkedDeclaration(_ encoding: HTMLEncoding, label: String, source: EncodingSource,
-                                           bytes: UnsafeBufferPointer<UInt8>, warnings: [String]) -> SniffedEncoding {
+                                           bytes: UnsafeBufferPointer<UInt8>, warnings: [EncodingNotice]) -> SniffedEncoding {
         guard encoding != .utf8 else {
-            return SniffedEncoding(encoding: encoding, source: source, warning: joined(warnings))
+            return SniffedEncoding(encoding: encoding, source: source, notices: warnings)
         }
         let summary = UTF8Validation.scan(bytes)
         let contradicted = summary.firstInvalidOffset == nil
             && (encoding.isCJKMultiByte ? summary.longSequences > 0 : summary.hasMultiByteSequence)
         guard contradicted else {
-            return SniffedEncoding(encoding: encoding, source: source, warning: joined(warnings))
+            return SniffedEncoding(encoding: encoding, source: source, notices: warnings)
         }
-        let place = source == .transport ? "The transport declares" : "The page declares"
         let described = label.caseInsensitiveEquals(encoding.name) ? encoding.name : "\(label) (\(encoding.name))"
-        let warning = "\(place) \(described), but its bytes are valid UTF-8 with multi-byte characters; "
-            + "it was read as UTF-8."
-        return SniffedEncoding(encoding: .utf8, source: .utf8Detection, warning: joined(warnings + [warning]))
+        return SniffedEncoding(encoding: .utf8, source: .utf8Detection,
+                               notices: warnings + [.contradictedByUTF8(declared: described, byTransport: source == .transport)])
     }
 
     /// Strips what a Content-Type parameter value may still carry around the label: quotes.
@@ -119,9 +116,6 @@ enum EncodingSniffer {
         bytes.prefix(limit).contains(0)
     }
 
-    private static func joined(_ warnings: [String]) -> String? {
-        warnings.isEmpty ? nil : warnings.joined(separator: " ")
-    }
 }
 
 extension String {

@@ -17,21 +17,21 @@ enum StylesheetEncoding {
         if let (encoding, length) = EncodingSniffer.byteOrderMark(bytes) {
             return SniffedEncoding(encoding: encoding, source: .byteOrderMark, byteOrderMarkLength: length)
         }
-        var warning: String?
+        var notices: [EncodingNotice] = []
         if let label = charsetLabel(bytes) {
             if let declared = HTMLEncoding(label: label) {
                 let encoding = declared.isUTF16 ? HTMLEncoding.utf8 : declared
                 return SniffedEncoding(encoding: encoding, source: .charsetRule)
             }
-            warning = "The stylesheet declares the unknown encoding label \"\(label)\"; it was ignored."
+            notices = [.unknownDeclaredLabel(label, .stylesheet)]
         }
         if let referringDocument {
             // A UTF-16 page's stylesheet is still ASCII-compatible text; so is one linked from a
             // page the replacement encoding stands for.
             let encoding = referringDocument.isASCIICompatible ? referringDocument : .utf8
-            return SniffedEncoding(encoding: encoding, source: .referringDocument, warning: warning)
+            return SniffedEncoding(encoding: encoding, source: .referringDocument, notices: notices)
         }
-        return SniffedEncoding(encoding: .utf8, source: .cssDefault, warning: warning)
+        return SniffedEncoding(encoding: .utf8, source: .cssDefault, notices: notices)
     }
 
     /// Whether the encoding of a linking page could matter for `bytes`: no byte order mark, no

@@ -20,7 +20,7 @@ public struct DocumentScan: Sendable {
     /// The absolute URLs of the stylesheets a page links (`<link rel=stylesheet href>`), in document order.
     public let linkedStylesheets: [String]
     /// What scanning found to say, in order.
-    let warnings: [String]
+    let warnings: [RewriteWarning]
     /// A page's `<base href>`, when rewriting must neutralise it.
     let base: BaseNeutralization?
     /// Whether rendering must leave the document as it is (its bytes do not convert to UTF-8 and back).

@@ -52,7 +52,7 @@ extension ImageRewriter {
             let left = base.imageSlots.filter { !rewrittenStarts.contains($0.range.lowerBound) }
             edits = BaseElementNeutralizer(originalBase: base.originalBase, queryEncoding: base.queryEncoding)
                 .edits(baseHref: base.href, slots: left + base.linkSlots)
-            warnings.append("The page's <base href> was emptied so that local image paths resolve next to the page; other relative URLs were made absolute against \(base.originalBase).")
+            warnings.append(.baseEmptied(originalBase: base.originalBase))
         }
         let page = scan.input
         let encoding = scan.encoding
@@ -61,7 +61,7 @@ extension ImageRewriter {
             return RewriteResult(bytes: page, references: references, encoding: encoding, encodingSource: source,
                                  linkedStylesheets: scan.linkedStylesheets, warnings: warnings)
         }
-        let kind = scan.isPage ? "page" : "stylesheet"
+        let kind: RewriteWarning.Document = scan.isPage ? .page : .stylesheet
         func unchanged(_ references: [ImageReference]) -> RewriteResult {
             RewriteResult(bytes: page, references: references.map(\.notRewritten), encoding: encoding, encodingSource: source,
                           linkedStylesheets: scan.linkedStylesheets, warnings: warnings)
@@ -78,11 +78,11 @@ extension ImageRewriter {
             let window = EncodingDeclarationWindow.size
             let kept = references.filter { $0.rewritten && $0.byteRange.lowerBound >= window }.count
             guard edits.isEmpty, kept > 0 else {
-                warnings.append("Rewriting would move the page's <meta charset> into or out of the first \(window) bytes, where browsers look for it, and change how the page reads; it was left unchanged.")
+                warnings.append(.metaCharsetWouldMove(window: window))
                 return unchanged(references)
             }
             let left = rewrittenCount - kept
-            warnings.append("\(left) image URL\(left == 1 ? " was" : "s were") left as \(left == 1 ? "it was" : "they were") in the page's first \(window) bytes: rewriting \(left == 1 ? "it" : "them") would move the page's <meta charset> into or out of the part where browsers look for it.")
+            warnings.append(.referencesKeptForMetaCharset(count: left, window: window))
             references = references.map { $0.rewritten && $0.byteRange.lowerBound < window ? $0.notRewritten : $0 }
             spliced = PageSplice(source: scan.working, references: references, prefix: prefix, edits: [])
             output = .spliced(spliced)
@@ -90,11 +90,11 @@ extension ImageRewriter {
             // Converted back whole: such documents (UTF-16, ISO-2022-JP) are rare and the conversion
             // must see all of it to know that it is exact.
             guard let back = TextCodec.transcodeFromUTF8(spliced.bytes, to: encoding) else {
-                warnings.append("The rewritten \(kind) could not be converted back to \(encoding); it was left unchanged.")
+                warnings.append(.notConvertibleBack(kind, encoding: encoding))
                 return unchanged(references)
             }
             if scan.isPage, EncodingDeclarationWindow.applies(to: source), !EncodingDeclarationWindow.keepsDeclaration(of: page, in: back) {
-                warnings.append("Rewriting would move the page's <meta charset> into or out of the first \(EncodingDeclarationWindow.size) bytes, where browsers look for it, and change how the page reads; it was left unchanged.")
+                warnings.append(.metaCharsetWouldMove(window: EncodingDeclarationWindow.size))
                 return unchanged(references)
             }
             output = .whole(back)

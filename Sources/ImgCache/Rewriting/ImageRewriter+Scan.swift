@@ -4,7 +4,7 @@ internal import CLibXML2
 extension ImageRewriter {
     func scanPage(_ page: [UInt8], pageURL: BrowserURL?, transportCharset: String?, site: SiteTree?) -> DocumentScan {
         let sniffed = page.withUnsafeBufferPointer { EncodingSniffer.sniff($0, transportLabel: transportCharset) }
-        var warnings: [String] = sniffed.warning.map { [$0] } ?? []
+        var warnings: [RewriteWarning] = sniffed.notices.isEmpty ? [] : [.encoding(sniffed.notices)]
         let encoding = sniffed.encoding
 
         // Pages in encodings whose bytes can look like markup (UTF-16, ISO-2022-JP) are rewritten
@@ -13,7 +13,7 @@ extension ImageRewriter {
         var workingEncoding = encoding
         if !encoding.isASCIICompatible {
             guard let utf8 = page.withUnsafeBufferPointer({ TextCodec.transcodeToUTF8Exactly($0, from: encoding) }) else {
-                warnings.append("The page's \(encoding) bytes do not convert to Unicode and back exactly; it was left unchanged.")
+                warnings.append(.notReversible(.page, encoding: encoding))
                 return DocumentScan(input: page, working: page, encoding: encoding, encodingSource: sniffed.source, references: [],
                                     referencePrefix: options.referenceStyle.prefix, linkedStylesheets: [], warnings: warnings, base: nil,
                                     leavesUnchanged: true, isPage: true)
@@ -40,7 +40,7 @@ extension ImageRewriter {
 
     private struct Analysis {
         var references: [ImageReference] = []
-        var warnings: [String] = []
+        var warnings: [RewriteWarning] = []
         var linkedStylesheets: [String] = []
         var base: BaseNeutralization?
     }
@@ -56,7 +56,7 @@ extension ImageRewriter {
         let queryEncoding: (@Sendable (String) -> [UInt8])? = encoding == .utf8 ? nil : { @Sendable text in TextCodec.encode(text, to: encoding) }
         let resolver = URLResolver(pageURL: pageURL, baseHref: collector.baseHref?.text, queryEncoding: queryEncoding)
         if resolver.baseHrefFailed, let baseText = collector.baseHref?.text {
-            analysis.warnings.append("The page's <base href=\"\(baseText)\"> could not be resolved\(pageURL == nil ? " without a page URL" : "").")
+            analysis.warnings.append(.unresolvableBase(href: baseText, pageURLKnown: pageURL != nil))
         }
 
         analysis.linkedStylesheets = collector.stylesheetHrefs.compactMap { href in
@@ -103,7 +103,7 @@ extension ImageRewriter {
             analysis.references.append(reference)
         }
         if unresolvedRelative > 0 {
-            analysis.warnings.append("\(unresolvedRelative) relative image URL\(unresolvedRelative == 1 ? " was" : "s were") left as they were: the page's URL is not known (give a base URL).")
+            analysis.warnings.append(.relativeURLsWithoutBase(count: unresolvedRelative, .page))
         }
 
         if neutralizesBase, let baseSlot = collector.baseHref, let originalBase = resolver.documentBase {
@@ -142,7 +142,7 @@ extension ImageRewriter {
 
     func scanStylesheet(_ stylesheet: [UInt8], url: BrowserURL?, referringEncoding: HTMLEncoding?, site: SiteTree?) -> DocumentScan {
         let sniffed = stylesheet.withUnsafeBufferPointer { StylesheetEncoding.determine($0, referringDocument: referringEncoding) }
-        var warnings: [String] = sniffed.warning.map { [$0] } ?? []
+        var warnings: [RewriteWarning] = sniffed.notices.isEmpty ? [] : [.encoding(sniffed.notices)]
         let encoding = sniffed.encoding
         func scanned(working: [UInt8], references: [ImageReference], leavesUnchanged: Bool) -> DocumentScan {
             DocumentScan(input: stylesheet, working: working, encoding: encoding, encodingSource: sniffed.source, references: references,
@@ -156,7 +156,7 @@ extension ImageRewriter {
         var workingEncoding = encoding
         if !encoding.isASCIICompatible {
             guard let utf8 = stylesheet.withUnsafeBufferPointer({ TextCodec.transcodeToUTF8Exactly($0, from: encoding) }) else {
-                warnings.append("The stylesheet's \(encoding) bytes do not convert to Unicode and back exactly; it was left unchanged.")
+                warnings.append(.notReversible(.stylesheet, encoding: encoding))
                 return scanned(working: stylesheet, references: [], leavesUnchanged: true)
             }
             working = utf8
@@ -187,7 +187,7 @@ extension ImageRewriter {
             }
         }
         if unresolvedRelative > 0 {
-            warnings.append("\(unresolvedRelative) relative image URL\(unresolvedRelative == 1 ? " was" : "s were") left as they were: the stylesheet's URL is not known (give a base URL).")
+            warnings.append(.relativeURLsWithoutBase(count: unresolvedRelative, .stylesheet))
         }
         return scanned(working: working, references: references, leavesUnchanged: false)
     }

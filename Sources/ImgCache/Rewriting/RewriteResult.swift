@@ -56,7 +56,7 @@ public struct RewriteResult: Sendable {
     /// document order; empty for a stylesheet, or when the page's URL is not known and the links are relative.
     public internal(set) var linkedStylesheets: [String] = []
     /// Things a person should know: unresolvable relative URLs, a lying charset, a neutralised `<base>`.
-    public let warnings: [String]
+    public let warnings: [RewriteWarning]
     /// The replacements besides the rewritten references' own: the emptied `<base href>` and the
     /// relative URLs made absolute against it. Ranges are in the page's bytes, or in its UTF-8 form
     /// for a page whose encoding is not ASCII-compatible (as are the references' byte ranges).
@@ -67,7 +67,7 @@ public struct RewriteResult: Sendable {
     public var rewrittenReferences: [ImageReference] { references.filter(\.rewritten) }
 
     init(output: Output, references: [ImageReference], encoding: HTMLEncoding, encodingSource: EncodingSource,
-         linkedStylesheets: [String] = [], warnings: [String]) {
+         linkedStylesheets: [String] = [], warnings: [RewriteWarning]) {
         self.output = output
         self.references = references
         self.encoding = encoding
@@ -77,7 +77,7 @@ public struct RewriteResult: Sendable {
     }
 
     init(bytes: [UInt8], references: [ImageReference], encoding: HTMLEncoding, encodingSource: EncodingSource,
-         linkedStylesheets: [String] = [], warnings: [String]) {
+         linkedStylesheets: [String] = [], warnings: [RewriteWarning]) {
         self.init(output: .whole(bytes), references: references, encoding: encoding, encodingSource: encodingSource,
                   linkedStylesheets: linkedStylesheets, warnings: warnings)
     }

@@ -59,13 +59,21 @@ final class FetchSession: Sendable {
         return "to trust a company's or a test server's CA, pass its certificate with --cacert FILE (PEM)"
     }
 
-    /// Localises every input of `plan` (`--parallel` files at once) and copies its site files.
+    /// Localises every input of `plan` (`--parallel` files at once) and copies its site files;
+    /// warns, file by file in the plan's order, of what their rewriting noticed.
     func run(_ plan: LocalizationPlan, mode: FetchMode, filesAtOnce: Int) async -> SiteLocalization {
         let output = self.output
-        return await session.localize(
+        let site = await session.localize(
             plan, mode: mode, filesAtOnce: filesAtOnce,
             imagesFound: { _, count in output.imagesFound(count) },
             written: { input, rewritten in output.written(input, rewritten) })
+        for file in site.localized { Self.warn(file) }
+        return site
+    }
+
+    /// The warnings of a file's rewriting, one line each, named by the file.
+    private static func warn(_ file: FileLocalization) {
+        for warning in file.localization.page.warnings { Diagnostics.warn("\(file.input.name): \(warning)") }
     }
 
     /// Localises one input, reporting its images and its writes as a run of the plan does.
@@ -73,7 +81,7 @@ final class FetchSession: Sendable {
                   imagesFound: (@Sendable (Int) -> Void)? = nil,
                   pageWritten: (@Sendable (RewriteResult, String) -> Void)? = nil) async throws -> FileLocalization {
         let output = self.output
-        return try await session.localize(
+        let file = try await session.localize(
             input, mode: mode,
             imagesFound: { count in
                 output.imagesFound(count)
@@ -83,6 +91,8 @@ final class FetchSession: Sendable {
                 output.written(input, rewritten)
                 pageWritten?(rewritten, input.output)
             })
+        Self.warn(file)
+        return file
     }
 
     /// ``localize(_:mode:imagesFound:pageWritten:)`` for one argument given on its own.

@@ -14,7 +14,7 @@ struct EncodingSnifferTests {
         #expect(sniffed.encoding == .utf8)
         #expect(sniffed.source == .byteOrderMark)
         #expect(sniffed.byteOrderMarkLength == 3)
-        #expect(sniffed.warning == nil)
+        #expect(sniffed.noticeText == nil)
     }
 
     @Test func utf16ByteOrderMarks() {
@@ -41,28 +41,28 @@ struct EncodingSnifferTests {
         let sniffed = T.sniff(#"<meta charset="big5">"#, transport: "x-klingon")
         #expect(sniffed.encoding.name == "Big5")
         #expect(sniffed.source == .metaDeclaration)
-        #expect(sniffed.warning?.contains("x-klingon") == true)
+        #expect(sniffed.noticeText?.contains("x-klingon") == true)
     }
 
     @Test func metaDeclaration() {
         let sniffed = T.sniff(#"<html><head><meta charset="windows-1251"></head><body>plain</body>"#)
         #expect(sniffed.encoding.name == "windows-1251")
         #expect(sniffed.source == .metaDeclaration)
-        #expect(sniffed.warning == nil)
+        #expect(sniffed.noticeText == nil)
     }
 
     @Test func unknownMetaLabelWarns() {
         let sniffed = T.sniff(#"<meta charset="klingon"><p>x</p>"#)
         #expect(sniffed.encoding == .windows1252)
         #expect(sniffed.source == .defaultEncoding)
-        #expect(sniffed.warning?.contains("klingon") == true)
+        #expect(sniffed.noticeText?.contains("klingon") == true)
     }
 
     @Test func undeclaredUTF8IsDetected() {
         let sniffed = T.sniff("<p>café</p>")
         #expect(sniffed.encoding == .utf8)
         #expect(sniffed.source == .utf8Detection)
-        #expect(sniffed.warning == nil)
+        #expect(sniffed.noticeText == nil)
     }
 
     @Test func undeclaredASCIIOrLegacyDefaultsToWindows1252() {
@@ -76,16 +76,16 @@ struct EncodingSnifferTests {
         let sniffed = T.sniff(#"<meta charset="gb2312"><p>中文网页</p>"#)
         #expect(sniffed.encoding == .utf8)
         #expect(sniffed.source == .utf8Detection)
-        #expect(sniffed.warning?.contains("gb2312") == true)
+        #expect(sniffed.noticeText?.contains("gb2312") == true)
         let byTransport = T.sniff("<p>中文</p>", transport: "gbk")
         #expect(byTransport.encoding == .utf8)
-        #expect(byTransport.warning != nil)
+        #expect(byTransport.noticeText != nil)
     }
 
     @Test func lyingLatin1DeclarationOnAUTF8Page() {
         let sniffed = T.sniff(#"<meta charset="iso-8859-1"><p>café</p>"#)
         #expect(sniffed.encoding == .utf8)
-        #expect(sniffed.warning?.contains("iso-8859-1") == true)
+        #expect(sniffed.noticeText?.contains("iso-8859-1") == true)
     }
 
     @Test func realGBKPageIsTrusted() {
@@ -93,7 +93,7 @@ struct EncodingSnifferTests {
         let sniffed = T.sniff(page)
         #expect(sniffed.encoding.name == "GBK")
         #expect(sniffed.source == .metaDeclaration)
-        #expect(sniffed.warning == nil)
+        #expect(sniffed.noticeText == nil)
         #expect(T.decode(page, sniffed.encoding) == #"<meta charset="gbk"><p>中文</p>"#)
     }
 
@@ -108,7 +108,7 @@ struct EncodingSnifferTests {
     @Test func asciiPageDeclaredUTF16ByTransportIsNotUTF16() {
         let sniffed = T.sniff(#"<meta charset="euc-jp"><p>x</p>"#, transport: "utf-16")
         #expect(sniffed.encoding.name == "EUC-JP")
-        #expect(sniffed.warning?.contains("UTF-16") == true || sniffed.warning?.contains("utf-16") == true)
+        #expect(sniffed.noticeText?.contains("UTF-16") == true || sniffed.noticeText?.contains("utf-16") == true)
         let real = T.sniff(T.utf16("<p>x</p>"), transport: "utf-16")
         #expect(real.encoding == .utf16LE)
         #expect(real.source == .transport)

@@ -60,3 +60,8 @@ struct EncodingFuzzGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension SniffedEncoding {
+    /// The notices as the warning line they make, or nil without any.
+    var noticeText: String? { notices.isEmpty ? nil : RewriteWarning.encoding(notices).description }
+}

@@ -40,6 +40,22 @@ struct FetchCommandTests {
         try await server.shutdown()
     }
 
+    @Test("what rewriting a page noticed is a warning naming the page, for a file given alone and for a site's files")
+    func pageWarnings() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=rel.png>")
+        try FileManager.default.createDirectory(atPath: folder.path("site"), withIntermediateDirectories: true)
+        try folder.write("site/a.html", "<meta charset=x-klingon><img src=b.png>")
+        let single = try await run(["fetch", "page.html", "--out", "out", "--quiet"], in: folder)
+        #expect(single.status == 0, "\(single.stderr)")
+        #expect(single.stderr.contains("imgcache: warning: page.html: 1 relative image URL was left as they were: the page's URL is not known (give a base URL)."),
+                "\(single.stderr)")
+        let site = try await run(["fetch", "site", "--out", "web", "--quiet"], in: folder)
+        #expect(site.status == 0, "\(site.stderr)")
+        #expect(site.stderr.contains("imgcache: warning: site/a.html: The page declares the unknown encoding label \"x-klingon\"; it was ignored."),
+                "\(site.stderr)")
+    }
+
     @Test("a second run against a warm cache makes no request and exits 0")
     func warmRun() async throws {
         let server = try await TestImageServer.start()

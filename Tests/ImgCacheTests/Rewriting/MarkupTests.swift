@@ -101,7 +101,8 @@ struct MarkupTests {
         let result = rewrite(html, pageURL: nil)
         #expect(result.bytes.text == "<img src=rel.png><img src=\(localPath("https://x.example/abs.png"))>")
         #expect(result.references.first?.skipReason == .relativeWithoutBase)
-        #expect(result.warnings.contains { $0.contains("1 relative image URL") })
+        #expect(result.warnings.contains { $0.description.contains("1 relative image URL") })
+        #expect(result.warnings == [.relativeURLsWithoutBase(count: 1, .page)], "a program can tell which warning it is")
     }
 
     @Test("the same URL always maps to the same file, different URLs to different files")

@@ -38,7 +38,7 @@ struct StylesheetTests {
         let css = Array(".a { color: red } .b { background: url(x.png) }".utf8)
         let withoutURL = ImageRewriter().rewriteStylesheet(css, url: nil)
         #expect(withoutURL.bytes == css)
-        #expect(withoutURL.warnings.contains { $0.contains("stylesheet's URL is not known") })
+        #expect(withoutURL.warnings.contains { $0.description.contains("stylesheet's URL is not known") })
         #expect(ImageRewriter().rewriteStylesheet(Array(".a{}".utf8), url: url).bytes == Array(".a{}".utf8))
     }
 
