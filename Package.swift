@@ -75,13 +75,17 @@ let package = Package(
             dependencies: [
                 "ImgCache",
                 "ImgCacheHTTPClient",
-                "ImgCacheTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
+                // `imgcache demo`'s loopback server (a plain HTTP/1.1 one; the tests' server, with its
+                // proxy, hostile behaviours and HTTP/2, is not linked into the shipped binary).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
-        // A real HTTP server with fault injection, for the tests and `imgcache demo`.
+        // A real HTTP server with fault injection, for the tests only.
         .target(
             name: "ImgCacheTestServer",
             dependencies: [

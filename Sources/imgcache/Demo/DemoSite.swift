@@ -12,8 +12,8 @@ struct DemoSite: Sendable {
         let contentType: String
     }
 
-    /// The site folder, absolute.
-    let folder: String
+    /// Where the site comes from: its folder, absolute, or the words for the bundled site.
+    let origin: String
     /// Every regular file under the folder (hidden ones excluded), sorted by path.
     let files: [File]
 
@@ -26,7 +26,7 @@ struct DemoSite: Sendable {
     /// - Throws: `Unusable` when the folder has no `index.html` or a file cannot be read.
     init(folder: String) throws {
         let root = URL(fileURLWithPath: folder).standardizedFileURL
-        self.folder = root.path
+        origin = root.path
         let manager = FileManager.default
         guard manager.fileExists(atPath: root.appendingPathComponent("index.html").path) else {
             throw Unusable(description: "\(root.path) has no index.html")
@@ -46,20 +46,16 @@ struct DemoSite: Sendable {
         self.files = files.sorted { $0.path < $1.path }
     }
 
-    /// The site bundled with the sources, `fixtures/site` of the repository that holds
-    /// `sourceFile` (pass `#filePath`): found by walking up from the source file's folder.
-    /// Nil when the sources are not where they were built (an installed binary).
-    static func bundledFolder(sourceFile: String) -> String? {
-        var folder = URL(fileURLWithPath: sourceFile).deletingLastPathComponent()
-        while folder.pathComponents.count > 1 {
-            let candidate = folder.appendingPathComponent("fixtures/site")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.html").path) {
-                return candidate.path
-            }
-            folder = folder.deletingLastPathComponent()
-        }
-        return nil
+    private init(origin: String, files: [File]) {
+        self.origin = origin
+        self.files = files
     }
+
+    /// The site that travels inside the binary (`fixtures/site` of its sources, see
+    /// ``embeddedFiles``), so that the demo runs wherever the binary is.
+    static let bundled = DemoSite(origin: "the bundled site", files: embeddedFiles.map { file in
+        File(path: file.path, bytes: [UInt8](Data(base64Encoded: file.base64) ?? Data()), contentType: contentType(for: file.path))
+    })
 
     /// A `Content-Type` for a file name, by its extension.
     static func contentType(for path: String) -> String {

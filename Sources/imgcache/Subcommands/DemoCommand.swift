@@ -10,7 +10,7 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Serves a bundled article on 127.0.0.1 and makes it work offline, live.",
         discussion: """
-            Starts an HTTP server on 127.0.0.1 (an ephemeral port) that serves fixtures/site with a \
+            Starts an HTTP server on 127.0.0.1 (an ephemeral port) that serves a bundled article with a \
             few images delayed and one missing on purpose, then runs `fetch --mode live` on its \
             index.html: the page is written fully rewritten at once, the images are downloaded with \
             progress, a refresh is fired, the manifest is written, and the server stops. Nothing \
@@ -25,7 +25,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Output folder: index.html, images/ and the manifest go here.")
     var out: String = "imgcache-demo"
 
-    @Option(help: "The site to serve (default: fixtures/site of the sources this binary was built from).")
+    @Option(help: "The site to serve: a folder with an index.html (default: the site bundled in this binary).")
     var site: String?
 
     @Option(help: "Seconds downloads must have been idle before a refresh event (0 allowed).")
@@ -44,17 +44,16 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let narrate: @Sendable (String) -> Void = { [quiet] in if !quiet { Diagnostics.note("imgcache demo: " + $0) } }
-        let siteFolder = site ?? DemoSite.bundledFolder(sourceFile: #filePath)
-        guard let siteFolder else {
-            Diagnostics.error("the bundled site (fixtures/site) is not beside this binary's sources; pass --site DIR")
-            throw ExitCode.failure
-        }
         let demoSite: DemoSite
-        do {
-            demoSite = try DemoSite(folder: siteFolder)
-        } catch {
-            Diagnostics.error("cannot serve \(siteFolder): \(error)")
-            throw ExitCode.failure
+        if let site {
+            do {
+                demoSite = try DemoSite(folder: site)
+            } catch {
+                Diagnostics.error("cannot serve \(site): \(error)")
+                throw ExitCode.failure
+            }
+        } else {
+            demoSite = .bundled
         }
         let scenario = DemoScenario.bundled
         let server: DemoServer
@@ -64,7 +63,7 @@ struct DemoCommand: AsyncParsableCommand {
             Diagnostics.error("cannot start the demo server on 127.0.0.1: \(error)")
             throw ExitCode.failure
         }
-        narrate("serving \(demoSite.folder) (\(demoSite.files.count) files) at \(server.url(""))")
+        narrate("serving \(demoSite.origin) (\(demoSite.files.count) files) at \(server.url(""))")
         narrate(scenarioSummary(scenario, site: demoSite))
 
         let outcome: DemoRun.Outcome

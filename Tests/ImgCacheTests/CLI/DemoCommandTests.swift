@@ -25,6 +25,27 @@ struct DemoCommandTests {
         }
     }
 
+    @Test("the binary copied into an empty folder, away from its sources, serves the site it carries: the images it downloads are fixtures/site's")
+    func copiedBinary() async throws {
+        let folder = try TemporaryFolder()
+        let copy = folder.url.appendingPathComponent("bin/imgcache")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: CommandRunner.executable, to: copy)
+        let outcome = try await CommandRunner.runOffPool(["demo", "--out", "out", "--quiet", "--debounce", "0"], in: folder.url,
+                                                         executable: copy)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/index.html")))
+
+        // What it served is what the repository's fixtures/site holds, byte for byte.
+        let site = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../fixtures/site/images").standardizedFileURL
+        let fixtures = try FileManager.default.contentsOfDirectory(atPath: site.path).filter { $0 != Self.missing.dropFirst("images/".count) }
+        let expected = Set(try fixtures.map { try Data(contentsOf: site.appendingPathComponent($0)) })
+        let downloaded = try FileManager.default.contentsOfDirectory(atPath: folder.path("out/images")).filter { !$0.hasPrefix(".") }
+        let served = Set(try downloaded.map { try Data(contentsOf: folder.url.appendingPathComponent("out/images/\($0)")) })
+        #expect(!expected.isEmpty)
+        #expect(served == expected, "\(served.count) images served, \(expected.count) in fixtures/site")
+    }
+
     @Test("demo --quiet --events ndjson: exit 0, a fully local page, the images on disk, a refresh, the missing one failed")
     func demoRun() async throws {
         let folder = try TemporaryFolder()

@@ -21,7 +21,8 @@ struct CommandRunner {
     /// Runs the command and collects what it prints. Waiting for the child suspends rather than
     /// blocks, so it holds none of the few threads the test process's async tests (some with
     /// deadlines) run on. `environment` is set on top of this process's environment.
-    static func runOffPool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws -> Outcome {
+    static func runOffPool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+                           executable: URL = CommandRunner.executable) async throws -> Outcome {
         let result = try await Subprocess.run(
             .at(executable.path), arguments: Arguments(arguments), environment: .inherit(updating: environment),
             workingDirectory: workingDirectory(directory?.path),
