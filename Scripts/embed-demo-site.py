@@ -31,7 +31,11 @@ lines = [
     "    static let embeddedFiles: [(path: String, base64: String)] = [",
 ]
 for path, data in files:
-    lines.append(f'        ("{path}", "{base64.b64encode(data).decode()}"),')
+    # Wrapped, so that a change to one file is a readable diff (the decoder skips the newlines).
+    encoded = base64.b64encode(data).decode()
+    lines.append(f'        ("{path}", """')
+    lines += [f"            {encoded[i:i + 100]}" for i in range(0, len(encoded), 100)]
+    lines.append('            """),')
 lines += ["    ]", "}", ""]
 open(target, "w").write("\n".join(lines))
 print(f"{target}: {len(files)} files, {sum(len(d) for _, d in files)} bytes", file=sys.stderr)

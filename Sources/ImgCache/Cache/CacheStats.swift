@@ -12,7 +12,7 @@ public struct CacheStats: Sendable, Equatable {
     public var newestFetchedAt: Date?
 
     /// Creates a summary.
-    public init(entryCount: Int, totalBytes: Int, oldestFetchedAt: Date?, newestFetchedAt: Date?) {
+    init(entryCount: Int, totalBytes: Int, oldestFetchedAt: Date?, newestFetchedAt: Date?) {
         self.entryCount = entryCount
         self.totalBytes = totalBytes
         self.oldestFetchedAt = oldestFetchedAt

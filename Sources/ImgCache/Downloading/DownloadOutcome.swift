@@ -31,7 +31,7 @@ public struct DownloadOutcome: Sendable, Hashable {
     public var isCached: Bool { status == .cached || status == .downloaded || status == .revalidated }
 
     /// Creates an outcome.
-    public init(url: String, localName: String, status: DownloadStatus, byteCount: Int = 0, contentType: String? = nil,
+    init(url: String, localName: String, status: DownloadStatus, byteCount: Int = 0, contentType: String? = nil,
                 failure: DownloadFailure? = nil) {
         self.url = url
         self.localName = localName
@@ -39,5 +39,12 @@ public struct DownloadOutcome: Sendable, Hashable {
         self.byteCount = byteCount
         self.contentType = contentType
         self.failure = failure
+    }
+}
+
+extension DownloadOutcome {
+    /// The failed ones among `outcomes`, by URL.
+    static func failures(in outcomes: [String: DownloadOutcome]) -> [DownloadOutcome] {
+        outcomes.values.filter { $0.status == .failed }.sorted { $0.url < $1.url }
     }
 }

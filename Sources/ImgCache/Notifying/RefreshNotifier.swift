@@ -100,15 +100,8 @@ public final class RefreshNotifier: Sendable {
     /// A `finished` or `failed` event is matched with a `started` one for the same URL; one with no
     /// `started` (a cache hit, a skipped host, an unusable URL) is counted but ends no request.
     public func record(_ event: ImageEvent) {
-        transact { state in
-            guard !state.closed else { return }
-            if case .refresh = event { return }
-            let now = clock.now()
-            // Catch up first: a deadline that passed before this event fires even if the timer
-            // task has not run yet, so behaviour depends on clock time, not task scheduling.
-            update(&state, now: now)
-            guard !state.closed else { return }
-            if state.burstStart == nil { state.burstStart = now }
+        if case .refresh = event { return }
+        takeInput { state, now in
             switch event {
             case .started(let url, let localName):
                 state.inFlight[url, default: 0] += 1
@@ -129,7 +122,6 @@ public final class RefreshNotifier: Sendable {
             case .refresh:
                 break
             }
-            update(&state, now: now)
         }
     }
 
@@ -138,29 +130,33 @@ public final class RefreshNotifier: Sendable {
     /// Counted like a request under way (the debounce starts when the last hold is released),
     /// but no image event. Release every hold exactly once; a second release does nothing.
     public func hold() -> RefreshHold {
-        transact { state in
-            guard !state.closed else { return }
-            let now = clock.now()
-            update(&state, now: now)
-            guard !state.closed else { return }
-            if state.burstStart == nil { state.burstStart = now }
+        takeInput { state, _ in
             state.underWay += 1
             state.quietDeadline = nil
-            update(&state, now: now)
         }
         return RefreshHold(notifier: self)
     }
 
     /// Ends a hold; `rewrittenPage`, the path of a page written again meanwhile, is listed by the refresh.
     fileprivate func release(rewrittenPage: String?) {
+        takeInput { state, _ in
+            state.underWay = max(0, state.underWay - 1)
+            if let rewrittenPage { state.tally.rewrittenPages.append(rewrittenPage) }
+        }
+    }
+
+    /// Applies one input (an event, a hold, a release) under the lock, unless the notifier has
+    /// finished: catching up first, so that a deadline that passed before it fires even if the
+    /// timer task has not run yet (behaviour depends on clock time, not task scheduling), and
+    /// firing, arming or finishing after.
+    private func takeInput(_ apply: (inout NotifierState, _ now: Duration) -> Void) {
         transact { state in
             guard !state.closed else { return }
             let now = clock.now()
             update(&state, now: now)
             guard !state.closed else { return }
             if state.burstStart == nil { state.burstStart = now }
-            state.underWay = max(0, state.underWay - 1)
-            if let rewrittenPage { state.tally.rewrittenPages.append(rewrittenPage) }
+            apply(&state, now)
             update(&state, now: now)
         }
     }

@@ -11,7 +11,7 @@ public struct FailedImage: Sendable, Codable, Hashable {
     public var reason: String { failure.description }
 
     /// Creates a failure record.
-    public init(url: String, localName: String, failure: DownloadFailure) {
+    init(url: String, localName: String, failure: DownloadFailure) {
         self.url = url
         self.localName = localName
         self.failure = failure
@@ -85,7 +85,7 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
     public var rewrittenPages: [String]
 
     /// Creates a summary.
-    public init(downloaded: Int = 0, revalidated: Int = 0, cached: Int = 0, skipped: Int = 0,
+    init(downloaded: Int = 0, revalidated: Int = 0, cached: Int = 0, skipped: Int = 0,
                 failed: [FailedImage] = [], bytes: Int = 0, outstanding: Int = 0,
                 reason: RefreshReason = .settled, elapsed: Duration = .zero, rewrittenPages: [String] = []) {
         self.rewrittenPages = rewrittenPages

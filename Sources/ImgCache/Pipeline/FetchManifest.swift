@@ -19,7 +19,7 @@ public struct FetchManifest: Sendable, Codable {
         public var stylesheets: [String]?
 
         /// Creates a record.
-        public init(input: String, kind: SiteTree.FileKind = .page, output: String, pageURL: String?,
+        init(input: String, kind: SiteTree.FileKind = .page, output: String, pageURL: String?,
                     references: [Entry], stylesheets: [String]? = nil) {
             self.input = input
             self.kind = kind
@@ -52,7 +52,7 @@ public struct FetchManifest: Sendable, Codable {
         public var localName: String?
 
         /// Creates an entry.
-        public init(kind: String, original: String, url: String?, localPath: String?, status: DownloadStatus, bytes: Int,
+        init(kind: String, original: String, url: String?, localPath: String?, status: DownloadStatus, bytes: Int,
                     contentType: String?, error: String?, localName: String? = nil) {
             self.kind = kind
             self.original = original
@@ -78,7 +78,7 @@ public struct FetchManifest: Sendable, Codable {
     public var images: [String: String]
 
     /// Creates a manifest; `images` is gathered from the pages' references when not given.
-    public init(generatedAt: Date = Date(), cacheDirectory: String, pages: [Page] = [], images: [String: String]? = nil) {
+    package init(generatedAt: Date = Date(), cacheDirectory: String, pages: [Page] = [], images: [String: String]? = nil) {
         self.generatedAt = generatedAt
         self.cacheDirectory = cacheDirectory
         self.pages = pages
@@ -86,7 +86,7 @@ public struct FetchManifest: Sendable, Codable {
     }
 
     /// Every cached image the pages refer to, by absolute URL, to its name in the cache folder.
-    public static func imageMap(of pages: [Page]) -> [String: String] {
+    static func imageMap(of pages: [Page]) -> [String: String] {
         var map: [String: String] = [:]
         for page in pages {
             for entry in page.references where entry.status != .failed && entry.status != .skipped {
@@ -181,7 +181,7 @@ public struct FetchManifest: Sendable, Codable {
     private static let pieceSize = 1 << 16
 
     /// Entries for a page's references, given what the downloader reported for each URL.
-    public static func entries(for references: [ImageReference], outcomes: [String: DownloadOutcome]) -> [Entry] {
+    static func entries(for references: [ImageReference], outcomes: [String: DownloadOutcome]) -> [Entry] {
         references.map { reference in
             let outcome = reference.url.flatMap { outcomes[$0] }
             let status: DownloadStatus = outcome?.status ?? .skipped

@@ -7,7 +7,7 @@ public struct PageLocalization: Sendable {
 
     /// The images that could not be localised, by URL.
     public var failures: [DownloadOutcome] {
-        outcomes.values.filter { $0.status == .failed }.sorted { $0.url < $1.url }
+        DownloadOutcome.failures(in: outcomes)
     }
 }
 

@@ -102,8 +102,10 @@ final class RequestCounter: @unchecked Sendable {
     var value: Int { lock.withLock { count } }
 }
 
-/// Answers each request of a connection with its route, after the route's delay; the HTTP server
-/// pipeline keeps pipelined requests in order and the connection open unless the client asks otherwise.
+/// Answers the requests of one connection: a route's file after its delay, 404 for a path without
+/// a route, 405 for a method other than GET. The delays are tasks scheduled on the connection's
+/// event loop, so a slow file holds up only its own connection; the HTTP server pipeline keeps
+/// pipelined requests in order and the connection open unless the client asks otherwise.
 final class DemoRequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -111,6 +113,7 @@ final class DemoRequestHandler: ChannelInboundHandler {
     private let routes: [String: DemoRoute]
     private let requests: RequestCounter
     private var head: HTTPRequestHead?
+    private var pending: Scheduled<Void>?
 
     init(routes: [String: DemoRoute], requests: RequestCounter) {
         self.routes = routes
@@ -126,32 +129,55 @@ final class DemoRequestHandler: ChannelInboundHandler {
         case .end:
             guard let head else { return }
             self.head = nil
-            requests.increment()
-            let path = String(head.uri.prefix { $0 != "?" && $0 != "#" })
-            let route = routes[path]
-            guard let delay = route?.delay, delay > .zero else {
-                respond(to: head, with: route, context: context)
-                return
-            }
-            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) {
-                self.respond(to: head, with: route, context: context)
-            }
+            answer(head, context: context)
         }
     }
 
-    private func respond(to head: HTTPRequestHead, with route: DemoRoute?, context: ChannelHandlerContext) {
-        let body = route?.body ?? Array("not found\n".utf8)
+    func channelInactive(context: ChannelHandlerContext) {
+        // A response still waiting out its delay has nobody to go to.
+        pending?.cancel()
+        pending = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        requests.increment()
+        guard head.method == .GET || head.method == .HEAD else {
+            respond(to: head, .methodNotAllowed, body: Array("method not allowed\n".utf8), contentType: "text/plain; charset=utf-8",
+                    context: context)
+            return
+        }
+        guard let route = routes[String(head.uri.prefix { $0 != "?" && $0 != "#" })] else {
+            respond(to: head, .notFound, body: Array("not found\n".utf8), contentType: "text/plain; charset=utf-8", context: context)
+            return
+        }
+        guard route.delay > .zero else {
+            respond(to: head, .ok, body: route.body, contentType: route.contentType, context: context)
+            return
+        }
+        pending = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(route.delay)) {
+            self.pending = nil
+            self.respond(to: head, .ok, body: route.body, contentType: route.contentType, context: context)
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, _ status: HTTPResponseStatus, body: [UInt8], contentType: String,
+                         context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: route?.contentType ?? "text/plain; charset=utf-8")
+        headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(body.count))
-        headers.add(name: "Connection", value: head.isKeepAlive ? "keep-alive" : "close")
-        let status: HTTPResponseStatus = route == nil ? .notFound : .ok
+        if status == .methodNotAllowed { headers.add(name: "Allow", value: "GET, HEAD") }
+        let keepAlive = head.isKeepAlive
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        // A response to HEAD has no body, whatever its headers say.
         if head.method != .HEAD {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         }
-        let keepAlive = head.isKeepAlive
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
             if !keepAlive { context.close(promise: nil) }
         }

@@ -53,9 +53,16 @@ struct DemoSite: Sendable {
 
     /// The site that travels inside the binary (`fixtures/site` of its sources, see
     /// ``embeddedFiles``), so that the demo runs wherever the binary is.
-    static let bundled = DemoSite(origin: "the bundled site", files: embeddedFiles.map { file in
-        File(path: file.path, bytes: [UInt8](Data(base64Encoded: file.base64) ?? Data()), contentType: contentType(for: file.path))
-    })
+    /// - Throws: `Unusable` naming a file whose embedded bytes do not decode.
+    static func bundled() throws -> DemoSite {
+        let files = try embeddedFiles.map { file in
+            guard let bytes = Data(base64Encoded: file.base64, options: .ignoreUnknownCharacters) else {
+                throw Unusable(description: "the bundled \(file.path) does not decode (run Scripts/embed-demo-site.py)")
+            }
+            return File(path: file.path, bytes: [UInt8](bytes), contentType: contentType(for: file.path))
+        }
+        return DemoSite(origin: "the bundled site", files: files)
+    }
 
     /// A `Content-Type` for a file name, by its extension.
     static func contentType(for path: String) -> String {

@@ -73,7 +73,7 @@ final class FetchSession: Sendable {
 
     /// The warnings of a file's rewriting, one line each, named by the file.
     private static func warn(_ file: FileLocalization) {
-        for warning in file.localization.page.warnings { Diagnostics.warn("\(file.input.name): \(warning)") }
+        for warning in file.warnings { Diagnostics.warn("\(file.input.name): \(warning)") }
     }
 
     /// Localises one input, reporting its images and its writes as a run of the plan does.

@@ -45,15 +45,11 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         let narrate: @Sendable (String) -> Void = { [quiet] in if !quiet { Diagnostics.note("imgcache demo: " + $0) } }
         let demoSite: DemoSite
-        if let site {
-            do {
-                demoSite = try DemoSite(folder: site)
-            } catch {
-                Diagnostics.error("cannot serve \(site): \(error)")
-                throw ExitCode.failure
-            }
-        } else {
-            demoSite = .bundled
+        do {
+            demoSite = try site.map(DemoSite.init(folder:)) ?? DemoSite.bundled()
+        } catch {
+            Diagnostics.error("cannot serve \(site ?? "the bundled site"): \(error)")
+            throw ExitCode.failure
         }
         let scenario = DemoScenario.bundled
         let server: DemoServer

@@ -31,9 +31,15 @@ struct DemoCommandTests {
         let copy = folder.url.appendingPathComponent("bin/imgcache")
         try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: CommandRunner.executable, to: copy)
-        let outcome = try await CommandRunner.runOffPool(["demo", "--out", "out", "--quiet", "--debounce", "0"], in: folder.url,
+        let outcome = try await CommandRunner.runOffPool(["demo", "--out", "out", "--debounce", "0"], in: folder.url,
                                                          executable: copy)
         #expect(outcome.status == 0, "\(outcome.stderr)")
+        // The site it carries, not one found beside its sources (the build machine still has them).
+        let fixtureSite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../fixtures/site").standardizedFileURL
+        let fixtureFiles = (FileManager.default.enumerator(atPath: fixtureSite.path)?.allObjects as? [String] ?? [])
+            .filter { !$0.hasPrefix(".") && !$0.hasSuffix("/") }
+            .filter { var isFolder: ObjCBool = false; FileManager.default.fileExists(atPath: fixtureSite.appendingPathComponent($0).path, isDirectory: &isFolder); return !isFolder.boolValue }
+        #expect(outcome.stderr.contains("serving the bundled site (\(fixtureFiles.count) files)"), "\(outcome.stderr)")
         #expect(FileManager.default.fileExists(atPath: folder.path("out/index.html")))
 
         // What it served is what the repository's fixtures/site holds, byte for byte.
