@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Each case reads as one line for a person (``description``): that line is what the manifest,
 /// `--events` and the command line's messages show.
-public enum DownloadFailure: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// Indirect, so that an outcome holding none costs a pointer's room: a run keeps every image's
+/// outcome until its manifest is written (100,000 of them when a cache is filled).
+public indirect enum DownloadFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The URL is not an http(s) URL, or names a kind of file that is not an image (a script, a page).
     case notAnImageURL
     /// Not attempted: its host is not on the allow-list (``DownloadPolicy/allowedHosts``).
@@ -31,9 +34,9 @@ public enum DownloadFailure: Error, Sendable, Hashable, CustomStringConvertible 
     /// size limit, malformed response. ``TransportError`` says which.
     case transport(TransportError)
     /// A retryable failure that was retried until no attempts were left.
-    indirect case retriesExhausted(last: DownloadFailure, attempts: Int)
+    case retriesExhausted(last: DownloadFailure, attempts: Int)
     /// A retryable failure with no time left before the deadline to try again.
-    indirect case noTimeToRetry(last: DownloadFailure)
+    case noTimeToRetry(last: DownloadFailure)
     /// The image came in but the cache could not store it (`revalidating`: could not record a
     /// `304 Not Modified`); `reason` is the cache's error in words.
     case storage(reason: String, revalidating: Bool)

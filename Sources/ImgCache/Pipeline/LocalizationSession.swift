@@ -84,13 +84,14 @@ public final class LocalizationSession: Sendable {
         let untyped = scan.untypedImageURLs
         let known = untyped.isEmpty ? [:] : await BlockingIO.run { self.cachedNames(of: untyped) }
         let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: known)
-        imagesFound?(prepared.imageURLs.count)
+        let imageURLs = prepared.imageURLs()
+        imagesFound?(imageURLs.count)
         if mode == .live { try await pageReady?(prepared.firstRewrite) }
         // In live mode a page with images named by their bytes is written again once they are
         // in, and the refresh (the moment a viewer reloads) must come after that write.
         let hold = mode == .live && prepared.awaitsTypes ? notifier.hold() : nil
         defer { hold?.release() }
-        let results = await downloader.fetchAll(prepared.imageURLs)
+        let results = await downloader.fetchAll(imageURLs)
         let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
         let final = mode == .live ? prepared.namingTypedImages(from: results) : prepared.keepingFailuresRemote(results)
         guard let final else { return PageLocalization(page: prepared.firstRewrite, outcomes: outcomes) }
@@ -150,7 +151,7 @@ public final class LocalizationSession: Sendable {
             // A charset the configuration names beats the server's.
             transportCharset = options.transportEncodingLabel ?? loaded.charset
         case .file(let path):
-            bytes = try await BlockingIO.run { try AtomicFile.read(path) }
+            bytes = try await BlockingIO.runForDocument { try AtomicFile.read(path) }
         }
         let destination = input.output
         options.referenceStyle = referenceStyle(fromFolder: (destination as NSString).deletingLastPathComponent)
@@ -166,7 +167,7 @@ public final class LocalizationSession: Sendable {
             bytes, url: url, as: document, options: options, mode: mode, site: input.site, transportCharset: transportCharset,
             imagesFound: imagesFound,
             pageReady: { rewritten in
-                try await BlockingIO.run { try rewritten.write(toFile: destination) }
+                try await BlockingIO.runForDocument { try rewritten.write(toFile: destination) }
                 written?(rewritten)
             })
         let linked = result.page.linkedStylesheets
@@ -187,7 +188,7 @@ public final class LocalizationSession: Sendable {
     /// Copies a site file into the output as it is (a hard link where possible), atomically.
     /// - Throws: `FileError` naming the file.
     public func copy(_ copy: SiteFileCopy) async throws {
-        _ = try await BlockingIO.run { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
+        _ = try await BlockingIO.runForDocument { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
     }
 
     // MARK: - Ending

@@ -76,7 +76,7 @@ public final class OfflinePageLoader: Sendable {
         // refresh waits for that write and lists the page.
         let hold = prepared.awaitsTypes ? session.notifier.hold() : nil
         let downloads = Task {
-            let results = await session.downloader.fetchAll(prepared.imageURLs)
+            let results = await session.downloader.fetchAll(prepared.imageURLs())
             guard let hold else { return results }
             var written: String?
             if let rewritten = prepared.namingTypedImages(from: results),

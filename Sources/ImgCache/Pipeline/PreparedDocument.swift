@@ -7,8 +7,6 @@ struct PreparedDocument: Sendable {
     /// Every image pointing into the cache but those whose URL names no format and whose bytes
     /// the cache has not seen: final in live mode, and in build mode when every image comes in.
     let firstRewrite: RewriteResult
-    /// The distinct images to fetch, in document order.
-    let imageURLs: [BrowserURL]
     /// Whether some image is to be named by its bytes once they are in.
     let awaitsTypes: Bool
 
@@ -18,13 +16,18 @@ struct PreparedDocument: Sendable {
         self.rewriter = rewriter
         self.scan = scan
         firstRewrite = rewriter.render(scan, availability: .everyTypedImage(untypedNames: knownNames))
+        awaitsTypes = firstRewrite.references.contains { $0.disposition == .awaitingType }
+    }
+
+    /// The distinct images to fetch, in document order. Made when asked, not kept: for a page of
+    /// 10,000 images they are 2 MB that need not outlive the downloads.
+    func imageURLs() -> [BrowserURL] {
         var seen: Set<String> = []
-        imageURLs = firstRewrite.references.compactMap { reference -> BrowserURL? in
+        return firstRewrite.references.compactMap { reference -> BrowserURL? in
             guard reference.rewritten || reference.disposition == .awaitingType, let url = reference.url,
                   seen.insert(url).inserted else { return nil }
             return BrowserURL(url)
         }
-        awaitsTypes = firstRewrite.references.contains { $0.disposition == .awaitingType }
     }
 
     /// Live mode's second rendering: the images named by their bytes now point into the cache too.

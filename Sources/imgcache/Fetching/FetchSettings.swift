@@ -28,15 +28,6 @@ struct FetchSettings: Sendable {
     var onRefresh: String?
 }
 
-extension FetchSettings {
-    /// How a file written in `folder` refers to the cache: the cache folder's path from there, or
-    /// the configured URL prefix.
-    func referenceStyle(fromFolder folder: String) -> LocalReferenceStyle {
-        if case .urlPrefix = rewriteOptions.referenceStyle { return rewriteOptions.referenceStyle }
-        return .relativePath(RelativePath.from(folder: folder.isEmpty ? "." : folder, to: cacheFolder))
-    }
-}
-
 extension FetchOptions {
     var settings: FetchSettings {
         FetchSettings(
