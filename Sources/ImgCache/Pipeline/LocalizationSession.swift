@@ -142,12 +142,9 @@ public final class LocalizationSession: Sendable {
         var transportCharset: String?
         switch input.source {
         case .url(let remote):
-            let policy = configuration.downloadPolicy
-            let loaded = try await PageLoader.load(remote, transport: configuration.transport, userAgent: policy.userAgent,
-                                                   privateNetworks: policy.privateNetworks)
+            let loaded = try await loadPage(remote)
             bytes = loaded.bytes
             url = loaded.url
-            downloader.noteHTTPVersion(loaded.httpVersion, forOriginOf: loaded.url)
             // A charset the configuration names beats the server's.
             transportCharset = options.transportEncodingLabel ?? loaded.charset
         case .file(let path):
@@ -176,6 +173,17 @@ public final class LocalizationSession: Sendable {
                                         references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes),
                                         stylesheets: linked.isEmpty ? nil : linked)
         return FileLocalization(input: input, manifestRecord: record, localization: result)
+    }
+
+    /// Fetches a page (or stylesheet) as the download policy allows (user agent, private networks),
+    /// and lets its origin's images start at the HTTP version it came over.
+    /// - Throws: `PageLoadError`.
+    func loadPage(_ url: BrowserURL) async throws -> LoadedPage {
+        let policy = configuration.downloadPolicy
+        let page = try await PageLoader.load(url, transport: configuration.transport, userAgent: policy.userAgent,
+                                             privateNetworks: policy.privateNetworks)
+        downloader.noteHTTPVersion(page.httpVersion, forOriginOf: page.url)
+        return page
     }
 
     /// How a file written in `folder` refers to the cache: the cache folder's path from there, or

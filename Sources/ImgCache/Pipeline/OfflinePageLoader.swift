@@ -95,11 +95,7 @@ public final class OfflinePageLoader: Sendable {
     /// policy allows (user agent, private networks), then does what `open(html:pageURL:)` does.
     /// - Throws: `PageLoadError` when the page cannot be fetched, `FileError` when it cannot be written.
     public func open(url: BrowserURL, pageName: String = "index.html") async throws -> OfflinePage {
-        let configuration = session.configuration
-        let policy = configuration.downloadPolicy
-        let page = try await PageLoader.load(url, transport: configuration.transport, userAgent: policy.userAgent,
-                                             privateNetworks: policy.privateNetworks)
-        session.downloader.noteHTTPVersion(page.httpVersion, forOriginOf: page.url)
+        let page = try await session.loadPage(url)
         return try open(html: page.bytes, pageURL: page.url, pageName: pageName, transportEncodingLabel: page.charset)
     }
 
