@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Everything the cache knows about one stored image. It is kept as one line of the cache folder's
 /// index (`.imgcache.index`) and is what ``ImageCacheStore`` checks the image file against.

@@ -7,7 +7,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 
     /// The formats accepted when images have these extensions: JPEG, PNG and GIF always,
     /// WebP, AVIF and SVG only when their extension is enabled.
-    public static func accepted(forExtensions extensions: Set<String>) -> Set<ImageFormat> {
+    package static func accepted(forExtensions extensions: Set<String>) -> Set<ImageFormat> {
         var formats: Set<ImageFormat> = [.jpeg, .png, .gif]
         if extensions.contains("webp") { formats.insert(.webp) }
         if extensions.contains("avif") { formats.insert(.avif) }
@@ -41,12 +41,12 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 
     /// An `Accept` header value naming exactly `formats` (in a fixed order), so that an image CDN
     /// that negotiates the format (`f_auto`, `auto=format`) answers with one that is kept.
-    public static func acceptHeader(for formats: Set<ImageFormat>) -> String {
+    package static func acceptHeader(for formats: Set<ImageFormat>) -> String {
         allCases.filter(formats.contains).map(\.mediaType).joined(separator: ", ")
     }
 
     /// The format `bytes` start like, if any.
-    public static func detect(_ bytes: [UInt8]) -> ImageFormat? {
+    package static func detect(_ bytes: [UInt8]) -> ImageFormat? {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && bytes[offset..<(offset + prefix.count)].elementsEqual(prefix)
         }

@@ -4,7 +4,7 @@ extension ProxySettings {
     /// spelled out because the `kCFNetworkProxies…` constants are not on every platform).
     /// CFNetwork's exception list has no ports, so `no_proxy` entries with a port exempt every
     /// port of that host here.
-    public var connectionProxyDictionary: [AnyHashable: Any] {
+    package var connectionProxyDictionary: [AnyHashable: Any] {
         var dictionary: [AnyHashable: Any] = [
             "HTTPEnable": httpProxy != nil ? 1 : 0,
             "HTTPSEnable": httpsProxy != nil ? 1 : 0,

@@ -69,7 +69,7 @@ public struct ProxySettings: Sendable, Hashable {
     }
 
     /// Whether every request connects directly.
-    public var isDirect: Bool { httpProxy == nil && httpsProxy == nil }
+    package var isDirect: Bool { httpProxy == nil && httpsProxy == nil }
 
     /// The proxy to use for `url`, or nil to connect directly.
     ///
@@ -78,7 +78,7 @@ public struct ProxySettings: Sendable, Hashable {
     /// exempt that domain and its subdomains; an IP address exempts only itself; `entry:port` only
     /// that port. Matching is case-insensitive, and `localhost` / `127.0.0.1` are exempt only when
     /// listed.
-    public func proxy(for url: String) -> (host: String, port: Int)? {
+    package func proxy(for url: String) -> (host: String, port: Int)? {
         guard !isDirect, let target = URLAuthority(url) else { return nil }
         guard let endpoint = target.scheme == "https" ? httpsProxy : httpProxy else { return nil }
         if exemptions.contains(where: { $0.matches(host: target.host, port: target.port) }) { return nil }

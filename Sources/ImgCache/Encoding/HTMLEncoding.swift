@@ -45,7 +45,7 @@ public struct HTMLEncoding: Sendable, Hashable, CustomStringConvertible {
     /// "Syntax" is the point: Shift_JIS and Big5 trail bytes include 0x40–0x7E (so "\", "{", "|") and
     /// gb18030 four-byte characters contain the digits 0x30–0x39, so code that looks at bytes of
     /// these encodings must step over whole characters with ``characterLength(at:in:)``.
-    public var isASCIICompatible: Bool {
+    package var isASCIICompatible: Bool {
         switch kind {
         case .utf16LE, .utf16BE, .iso2022JP, .replacement: false
         default: true

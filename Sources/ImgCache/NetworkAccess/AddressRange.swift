@@ -1,13 +1,13 @@
 /// A block of addresses in CIDR notation: `10.0.0.0/8`, `fe80::/10`, or one address.
 public struct AddressRange: Hashable, Sendable, CustomStringConvertible {
     /// The first address of the block.
-    public let network: IPAddress
+    package let network: IPAddress
     /// How many leading bits are fixed.
-    public let prefixLength: Int
+    package let prefixLength: Int
 
     /// A block from its first address and prefix length; the address's bits past the prefix are
     /// cleared. Nil when the length is out of range for the address family.
-    public init?(network: IPAddress, prefixLength: Int) {
+    package init?(network: IPAddress, prefixLength: Int) {
         guard prefixLength >= 0, prefixLength <= network.bytes.count * 8 else { return nil }
         var bytes = network.bytes
         for index in bytes.indices {
@@ -31,7 +31,7 @@ public struct AddressRange: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `address` is in the block (never, across address families).
-    public func contains(_ address: IPAddress) -> Bool {
+    package func contains(_ address: IPAddress) -> Bool {
         guard address.bytes.count == network.bytes.count else { return false }
         var remaining = prefixLength
         for (candidate, fixed) in zip(address.bytes, network.bytes) where remaining > 0 {

@@ -5,19 +5,19 @@ import Darwin
 #endif
 
 /// An IPv4 or IPv6 address, as the bytes a socket connects to.
-public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// 4 bytes for IPv4, 16 for IPv6, in network order.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// An address from its bytes; nil unless there are 4 or 16 of them.
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == 4 || bytes.count == 16 else { return nil }
         self.bytes = bytes
     }
 
     /// Parses a literal: dotted IPv4 (`10.0.0.1`) or IPv6 (`fe80::1`, with or without brackets).
     /// Nil for host names and anything else.
-    public init?(_ literal: String) {
+    package init?(_ literal: String) {
         var text = literal
         if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
         // A zone (`fe80::1%eth0`) names an interface, not part of the address.
@@ -36,7 +36,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether this is an IPv4 address.
-    public var isIPv4: Bool { bytes.count == 4 }
+    package var isIPv4: Bool { bytes.count == 4 }
 
     /// The IPv4 address an IPv6 one carries: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible
     /// (`::a.b.c.d`) and NAT64 (`64:ff9b::a.b.c.d`) addresses reach that IPv4 host.
@@ -54,7 +54,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `10.0.0.1`, `fe80::1`.
-    public var description: String {
+    package var description: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let family = isIPv4 ? AF_INET : AF_INET6
         let written = bytes.withUnsafeBytes { raw in

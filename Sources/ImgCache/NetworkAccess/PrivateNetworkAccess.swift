@@ -13,13 +13,13 @@ public enum PrivateNetworkAccess: Hashable, Sendable {
     case denied(except: [AddressRange] = [])
 
     /// Whether connections have to be checked.
-    public var isRestricted: Bool {
+    package var isRestricted: Bool {
         if case .denied = self { return true }
         return false
     }
 
     /// Why `address` may not be connected to ("a loopback address"), or nil when it may.
-    public func refusal(of address: IPAddress) -> String? {
+    package func refusal(of address: IPAddress) -> String? {
         guard case .denied(let exceptions) = self else { return nil }
         if exceptions.contains(where: { $0.contains(address) }) { return nil }
         if let embedded = address.embeddedIPv4 {

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Tells a page viewer when to reload: once the images being downloaded are in.
 ///
@@ -65,7 +65,7 @@ public final class RefreshNotifier: Sendable {
     ///   - notificationCenter: where `Notification.Name.imgcacheRefresh` is posted;
     ///     `nil` posts nothing.
     ///   - onEvent: called with every event, from whichever thread delivers it, never twice at once.
-    public init(debounce: Duration = .seconds(2),
+    package init(debounce: Duration = .seconds(2),
                 maxWait: Duration? = nil,
                 clock: some Clock<Duration> = ContinuousClock(),
                 notificationCenter: NotificationCenter? = .default,
@@ -99,7 +99,7 @@ public final class RefreshNotifier: Sendable {
     ///
     /// A `finished` or `failed` event is matched with a `started` one for the same URL; one with no
     /// `started` (a cache hit, a skipped host, an unusable URL) is counted but ends no request.
-    public func record(_ event: ImageEvent) {
+    package func record(_ event: ImageEvent) {
         if case .refresh = event { return }
         takeInput { state, now in
             switch event {
@@ -170,7 +170,7 @@ public final class RefreshNotifier: Sendable {
     /// and later events are ignored. Call it once every fetch you started has returned (events
     /// still outstanding are waited for, but work that has not started yet is not). Calling it
     /// again does nothing.
-    public func finishInput() {
+    package func finishInput() {
         transact { state in
             guard !state.closed, !state.inputFinished else { return }
             let now = clock.now()
@@ -183,7 +183,7 @@ public final class RefreshNotifier: Sendable {
     /// ``finishInput()``, then waits until the notifier has finished; returns the summary of the
     /// refresh fired after the call (`nil` when nothing had been downloaded since the last refresh,
     /// or when the waiting task is cancelled first).
-    public func finishInputAndWait() async -> RefreshSummary? {
+    package func finishInputAndWait() async -> RefreshSummary? {
         finishInput()
         await waitUntilIdle()
         return state.withLock { $0.closed ? $0.closingRefresh : nil }
@@ -216,7 +216,7 @@ public final class RefreshNotifier: Sendable {
 
     /// What the next refresh would report if it fired now: the images finished since the previous
     /// refresh (`reason` is ``RefreshReason/settled`` and means nothing here).
-    public var pendingSummary: RefreshSummary {
+    package var pendingSummary: RefreshSummary {
         state.withLock { state in
             let now = clock.now()
             var summary = state.tally
@@ -230,7 +230,7 @@ public final class RefreshNotifier: Sendable {
     public var lastRefresh: RefreshSummary? { state.withLock { $0.lastRefresh } }
 
     /// Whether ``finishInput()`` was called and everything it waited for is done.
-    public var isFinished: Bool { state.withLock { $0.closed } }
+    package var isFinished: Bool { state.withLock { $0.closed } }
 
     /// Tasks waiting in ``waitUntilIdle()`` or ``waitForRefresh()`` (for tests).
     var waiterCount: Int { state.withLock { $0.idleWaiters.count + $0.refreshWaiters.count } }

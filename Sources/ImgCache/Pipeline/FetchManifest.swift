@@ -7,7 +7,7 @@ public struct FetchManifest: Sendable, Codable {
         /// The input: a file path or a URL.
         public var input: String
         /// `page` or `stylesheet`.
-        public var kind: SiteTree.FileKind
+        public var kind: SiteFileKind
         /// Where the rewritten file was written.
         public var output: String
         /// The URL relative references were resolved against, if any (a stylesheet's own URL).
@@ -19,7 +19,7 @@ public struct FetchManifest: Sendable, Codable {
         public var stylesheets: [String]?
 
         /// Creates a record.
-        init(input: String, kind: SiteTree.FileKind = .page, output: String, pageURL: String?,
+        init(input: String, kind: SiteFileKind = .page, output: String, pageURL: String?,
                     references: [Entry], stylesheets: [String]? = nil) {
             self.input = input
             self.kind = kind
@@ -116,7 +116,7 @@ public struct FetchManifest: Sendable, Codable {
     /// ``encoded()`` handed to `emit` in pieces of about 64 KB, in order, as ``AtomicFile/write(to:by:)``
     /// takes them. A manifest of 10,000 images is 6.5 MB; made whole (with the copies of its
     /// growing buffer) it was 6 MB of a cold 10,000-image run's 61 MB peak.
-    public func encode(into emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func encode(into emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         var out = JSONText()
         out.bytes.reserveCapacity(Self.pieceSize + 4_096)
         func flushIfFull() throws {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One page or stylesheet to localise into a file: where it is read from, where its rewritten
 /// copy goes, and what its relative references resolve against.
@@ -19,14 +19,14 @@ public struct LocalizationInput: Sendable {
     /// Where the rewritten file is written.
     public let output: String
     /// `.page` or `.stylesheet`.
-    public let kind: SiteTree.FileKind
+    public let kind: SiteFileKind
     /// What relative references resolve against (a URL source: where it is finally loaded from).
     public let url: BrowserURL?
     /// The site folder the file belongs to: references to its other files are left as they are.
-    public let site: SiteTree?
+    package let site: SiteTree?
 
     /// Creates an input.
-    public init(name: String, source: Source, output: String, kind: SiteTree.FileKind, url: BrowserURL?, site: SiteTree? = nil) {
+    package init(name: String, source: Source, output: String, kind: SiteFileKind, url: BrowserURL?, site: SiteTree? = nil) {
         self.name = name
         self.source = source
         self.output = output

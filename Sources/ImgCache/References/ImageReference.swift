@@ -46,7 +46,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
         case invalidCandidate = "invalid-candidate"
         /// Inside markup that browsers treat as text (`textarea`, `title`, `iframe`, …).
         case inertMarkup = "inert-markup"
-        /// A file the site already ships beside the page (a ``SiteTree`` file): it is there
+        /// A file the site already ships beside the page (a file of the site folder being localised): it is there
         /// offline as it is, so it is neither downloaded nor rewritten.
         case siteFile = "site-file"
     }

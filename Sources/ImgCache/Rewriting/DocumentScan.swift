@@ -1,16 +1,16 @@
 /// What scanning a page or stylesheet found: its image references, decided as far as the markup
 /// alone decides them, and what rendering needs besides. Made with no I/O; rendered by
 /// ``ImageRewriter/render(_:availability:)`` once it is known which images are in the cache.
-public struct DocumentScan: Sendable {
+package struct DocumentScan: Sendable {
     /// The bytes as given.
     let input: [UInt8]
     /// The bytes the references' ranges point into: the input, or its UTF-8 form when its encoding
     /// is not ASCII-compatible (UTF-16, ISO-2022-JP), converted back when rendered.
     let working: [UInt8]
     /// The encoding the document was read in.
-    public let encoding: HTMLEncoding
+    package let encoding: HTMLEncoding
     /// How that encoding was determined.
-    public let encodingSource: EncodingSource
+    package let encodingSource: EncodingSource
     /// Every reference, in document order. Those named by their URL read as rewritten and those
     /// to be named by their bytes as awaiting their type, until rendered.
     var references: [ImageReference]
@@ -18,7 +18,7 @@ public struct DocumentScan: Sendable {
     /// ``RewriteOptions/referenceStyle``).
     let referencePrefix: String
     /// The absolute URLs of the stylesheets a page links (`<link rel=stylesheet href>`), in document order.
-    public let linkedStylesheets: [String]
+    package let linkedStylesheets: [String]
     /// What scanning found to say, in order.
     let warnings: [RewriteWarning]
     /// A page's `<base href>`, when rewriting must neutralise it.
@@ -30,7 +30,7 @@ public struct DocumentScan: Sendable {
 
     /// The images whose URL names no format, each once, in document order: their names come from
     /// their bytes, or from the cache when it saw them before (``ImageAvailability/untypedNames``).
-    public var untypedImageURLs: [String] {
+    package var untypedImageURLs: [String] {
         var seen: Set<String> = []
         return references.compactMap { reference in
             guard reference.nameSource == .bytes, reference.wantsImage, let url = reference.url, seen.insert(url).inserted else { return nil }

@@ -1,27 +1,27 @@
 /// Which images a render points into the cache: the input of ``ImageRewriter/render(_:availability:)``.
-public struct ImageAvailability: Sendable {
+package struct ImageAvailability: Sendable {
     /// The cache names of images whose URL names no format, by absolute URL (as the cache or
     /// their bytes named them). Those missing here stay ``ImageReference/Disposition/awaitingType``.
-    public var untypedNames: [String: String]
+    package var untypedNames: [String: String]
     /// When set, only the images whose absolute URL (without its fragment) is in it are rewritten;
     /// the others keep their remote URL (``ImageReference/Disposition/notCached``). Nil rewrites
     /// every image, whose names follow from their URLs.
-    public var cachedURLs: Set<String>?
+    package var cachedURLs: Set<String>?
 
     /// Creates an availability.
-    public init(untypedNames: [String: String] = [:], cachedURLs: Set<String>? = nil) {
+    package init(untypedNames: [String: String] = [:], cachedURLs: Set<String>? = nil) {
         self.untypedNames = untypedNames
         self.cachedURLs = cachedURLs
     }
 
     /// Every image whose URL names a format (live mode: pages point into the cache before the
     /// images are in), and those whose URL names none as `untypedNames` says.
-    public static func everyTypedImage(untypedNames: [String: String] = [:]) -> ImageAvailability {
+    package static func everyTypedImage(untypedNames: [String: String] = [:]) -> ImageAvailability {
         ImageAvailability(untypedNames: untypedNames)
     }
 
     /// Only the images in the cache, by URL, with their cache names (build mode: the output always works).
-    public static func onlyCached(_ names: [String: String]) -> ImageAvailability {
+    package static func onlyCached(_ names: [String: String]) -> ImageAvailability {
         ImageAvailability(untypedNames: names, cachedURLs: Set(names.keys))
     }
 

@@ -8,7 +8,7 @@ extension ImageRewriter {
     /// keeps the references there as they were (or all of them, when its `<base>` is emptied); one
     /// whose rewritten form does not convert back to its encoding is left unchanged. Both say so
     /// in the warnings.
-    public func render(_ scan: consuming DocumentScan, availability: ImageAvailability = .everyTypedImage()) -> RewriteResult {
+    package func render(_ scan: consuming DocumentScan, availability: ImageAvailability = .everyTypedImage()) -> RewriteResult {
         render(scan, availability: availability, splicing: true)
     }
 

@@ -28,7 +28,7 @@ public struct ImageRewriter: Sendable {
     ///   - transportCharset: the encoding the transport declares (an HTTP `charset` label), if any.
     ///   - site: the site folder the document belongs to: references to its own files are left as
     ///     they are (``ImageReference/SkipReason/siteFile``).
-    public func scan(_ bytes: [UInt8], as document: LocalizedDocument = .page, url: BrowserURL?,
+    package func scan(_ bytes: [UInt8], as document: LocalizedDocument = .page, url: BrowserURL?,
                      transportCharset: String? = nil, site: SiteTree? = nil) -> DocumentScan {
         switch document {
         case .page: scanPage(bytes, pageURL: url, transportCharset: transportCharset, site: site)

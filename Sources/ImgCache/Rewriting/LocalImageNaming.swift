@@ -28,7 +28,7 @@ public struct LocalImageNaming: Sendable, Hashable {
 
     /// The image extension of an http(s) URL's path (query and fragment ignored), lowercased,
     /// when it is one of `extensions`.
-    public func imageExtension(of url: BrowserURL) -> String? {
+    package func imageExtension(of url: BrowserURL) -> String? {
         guard url.isHTTP else { return nil }
         return imageExtension(ofHTTPURL: url.serialized)
     }
@@ -65,7 +65,7 @@ public struct LocalImageNaming: Sendable, Hashable {
 
     /// The file name (with its fan-out folder, if any) for an http(s) image URL, or nil when the
     /// URL is not http(s) or has no enabled image extension.
-    public func localName(for url: BrowserURL) -> String? {
+    package func localName(for url: BrowserURL) -> String? {
         name(for: url)?.string
     }
 
@@ -82,12 +82,12 @@ public struct LocalImageNaming: Sendable, Hashable {
     /// The file name an http(s) URL whose path names no image format gets once its bytes are known
     /// to be `format`: `SHA-256(url).<the format's extension>`, so that a local web server or
     /// `loadFileURL` serves it with the right type. Nil for a URL that is not http(s).
-    public func localName(for url: BrowserURL, format: ImageFormat) -> String? {
+    package func localName(for url: BrowserURL, format: ImageFormat) -> String? {
         url.isHTTP ? name(forHTTPURL: url.serialized, extension: format.fileExtension).string : nil
     }
 
     /// What an http(s) URL's path says it is.
-    public enum PathKind: Sendable, Equatable {
+    package enum PathKind: Sendable, Equatable {
         /// An enabled image extension (lowercase).
         case image(String)
         /// No extension, or one that names no kind of file (`.php`, `.ashx`, `.aspx`, `.img`,
@@ -110,7 +110,7 @@ public struct LocalImageNaming: Sendable, Hashable {
 
     /// ``PathKind`` of a serialised http(s) URL (its last path segment's extension, query and
     /// fragment ignored).
-    public func pathKind(ofHTTPURL serializedURL: String) -> PathKind {
+    package func pathKind(ofHTTPURL serializedURL: String) -> PathKind {
         if let ext = imageExtension(ofHTTPURL: serializedURL) { return .image(ext) }
         let serialized = serializedURL.utf8
         let pathEnd = serialized.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? serialized.endIndex

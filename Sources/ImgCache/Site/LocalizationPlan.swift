@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What one run over pages, stylesheets and site folders reads and writes, worked out before
 /// anything is written: each page and stylesheet with its output path and URL, and the site
@@ -9,7 +9,7 @@ public struct LocalizationPlan: Sendable {
     /// Site files copied as they are.
     public var copies: [SiteFileCopy] = []
     /// The site folders among the arguments.
-    public var sites: [SiteTree] = []
+    package var sites: [SiteTree] = []
 
     /// Why a plan cannot be made.
     public enum Problem: Error, CustomStringConvertible {

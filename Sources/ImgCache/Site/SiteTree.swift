@@ -5,33 +5,25 @@ import Foundation
 ///
 /// Each file's URL is the base URL joined with its path inside the folder, so relative references
 /// resolve as they would on the server, and a URL that points back into the folder can be told
-/// from one that needs the network (``relativePath(servingURL:)``).
-public struct SiteTree: Sendable {
-    /// What a file of the site is to imgcache.
-    public enum FileKind: String, Sendable, Codable {
-        /// `.html`, `.htm`, `.xhtml`: rewritten.
-        case page
-        /// `.css`: rewritten.
-        case stylesheet
-        /// Everything else: copied as it is.
-        case asset
-    }
+/// from one that needs the network (`relativePath(servingURL:)`).
+package struct SiteTree: Sendable {
+    package typealias FileKind = SiteFileKind
 
     /// One file of the site.
-    public struct File: Sendable, Hashable {
+    package struct File: Sendable, Hashable {
         /// The path inside the site's folder, `/`-separated, e.g. `docs/guide/index.html`.
-        public let relativePath: String
+        package let relativePath: String
         /// Page, stylesheet or asset, by its extension.
-        public let kind: FileKind
+        package let kind: FileKind
     }
 
     /// The site's folder, as given.
-    public let root: String
+    package let root: String
     /// The URL the folder is served from, ending in `/`; nil when not known.
-    public let baseURL: BrowserURL?
+    package let baseURL: BrowserURL?
     /// Every regular file under the folder, hidden ones (names starting with `.`) and excluded
     /// folders left out, sorted by path.
-    public let files: [File]
+    package let files: [File]
     private let paths: Set<String>
 
     /// Lists the files under `root`.
@@ -40,7 +32,7 @@ public struct SiteTree: Sendable {
     ///     a folder (`https://example.com/app` → `https://example.com/app/`).
     ///   - excluding: folders not to list, such as an output folder inside the site.
     /// - Throws: `FileError` when `root` is not a readable folder.
-    public init(root: String, baseURL: BrowserURL?, excluding: [String] = []) throws {
+    package init(root: String, baseURL: BrowserURL?, excluding: [String] = []) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw FileError(path: root, reason: "not a folder")
@@ -71,7 +63,7 @@ public struct SiteTree: Sendable {
     }
 
     /// What a file is, by its extension (case-insensitive).
-    public static func kind(ofPath path: String) -> FileKind {
+    package static func kind(ofPath path: String) -> FileKind {
         switch (path as NSString).pathExtension.lowercased() {
         case "html", "htm", "xhtml": .page
         case "css": .stylesheet
@@ -80,13 +72,13 @@ public struct SiteTree: Sendable {
     }
 
     /// The file's path on disk.
-    public func path(of file: File) -> String {
+    package func path(of file: File) -> String {
         (root as NSString).appendingPathComponent(file.relativePath)
     }
 
     /// The URL the file is served from: the base URL joined with its relative path (characters
     /// that mean something else in a URL percent-encoded); nil without a base URL.
-    public func url(of file: File) -> BrowserURL? {
+    package func url(of file: File) -> BrowserURL? {
         guard let baseURL else { return nil }
         var escaped = ""
         for scalar in file.relativePath.unicodeScalars {
@@ -104,7 +96,7 @@ public struct SiteTree: Sendable {
 
     /// The site file that an absolute URL is served by, when the URL lies under the base URL and
     /// names a file of the folder (query and fragment aside, percent-escapes decoded); else nil.
-    public func relativePath(servingURL url: String) -> String? {
+    package func relativePath(servingURL url: String) -> String? {
         guard let prefix = baseURL?.serializedWithoutFragment, url.hasPrefix(prefix) else { return nil }
         var rest = url.dropFirst(prefix.count)
         if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }

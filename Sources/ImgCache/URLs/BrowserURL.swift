@@ -17,9 +17,9 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     /// The scheme, lower-cased and without the trailing `:`.
     public let scheme: String
     /// The percent-encoded username; empty when absent.
-    public let username: String
+    package let username: String
     /// The percent-encoded password; empty when absent.
-    public let password: String
+    package let password: String
     /// The port, or nil when absent or equal to the scheme's default port.
     public let port: Int?
     /// The percent-encoded query without the leading `?`, or nil when there is none.
@@ -76,7 +76,7 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     ///   - string: The URL string, absolute or relative.
     ///   - queryEncoding: See ``init(_:relativeTo:queryEncoding:)``.
     /// - Returns: The resolved URL, or nil where a browser's URL parser fails.
-    public func resolve(_ string: String, queryEncoding: (@Sendable (String) -> [UInt8])? = nil) -> BrowserURL? {
+    package func resolve(_ string: String, queryEncoding: (@Sendable (String) -> [UInt8])? = nil) -> BrowserURL? {
         BrowserURL(string, relativeTo: self, queryEncoding: queryEncoding)
     }
 
@@ -102,19 +102,19 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The path segments (percent-encoded); empty for URLs with an opaque path.
-    public var pathSegments: [String] {
+    package var pathSegments: [String] {
         if case .segments(let segments) = pathValue { return segments }
         return []
     }
 
     /// Whether the path is opaque (`mailto:x`, `data:...`, `javascript:...`).
-    public var hasOpaquePath: Bool {
+    package var hasOpaquePath: Bool {
         if case .opaque = pathValue { return true }
         return false
     }
 
     /// Whether the scheme is special (http, https, ws, wss, ftp, file).
-    public var isSpecial: Bool { Self.isSpecialScheme(scheme) }
+    package var isSpecial: Bool { Self.isSpecialScheme(scheme) }
 
     /// Whether the scheme is http or https.
     public var isHTTP: Bool { scheme == "http" || scheme == "https" }
@@ -123,7 +123,7 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     public var description: String { serialized }
 
     /// The serialised URL without its fragment.
-    public var serializedWithoutFragment: String {
+    package var serializedWithoutFragment: String {
         guard let fragment else { return serialized }
         return String(decoding: serialized.utf8.dropLast(fragment.utf8.count + 1), as: UTF8.self)
     }
