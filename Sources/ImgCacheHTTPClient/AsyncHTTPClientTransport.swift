@@ -140,7 +140,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
         let remaining = request.deadline - ContinuousClock.now
-        guard remaining > .zero else { throw TransportError.timedOut }
+        guard remaining > .zero else { throw TransportError.timedOut(phase: nil) }
 
         var route = self.route(for: request.url, isHTTPS: lowercasedURL.hasPrefix("https://"))
         if request.privateNetworks.isRestricted {
@@ -253,6 +253,8 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             }
         } catch let error as TransportError {
             throw error
+        } catch let error as HTTPClientError where !Task.isCancelled && isTimeout(error) {
+            throw TransportError.timedOut(phase: collector.phase)
         } catch where !Task.isCancelled {
             // e.g. the server closed the connection (or reset the stream) before Content-Length
             // bytes; but a body cut short by the deadline is a time-out.
@@ -260,6 +262,17 @@ public final class AsyncHTTPClientTransport: ImageTransport {
                 throw TransportError.connection("truncated: \(received) of \(declared) bytes (\(describe(error)))")
             }
             throw error
+        }
+    }
+
+    /// Whether AsyncHTTPClient gave up for lack of time.
+    private static func isTimeout(_ error: HTTPClientError) -> Bool {
+        switch error {
+        case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .getConnectionFromPoolTimeout,
+            .httpProxyHandshakeTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
+            true
+        default:
+            false
         }
     }
 
@@ -274,9 +287,11 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             switch error {
             case .cancelled where Task.isCancelled:
                 return CancellationError()
-            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .getConnectionFromPoolTimeout,
-                .httpProxyHandshakeTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
-                return TransportError.timedOut
+            case .connectTimeout, .getConnectionFromPoolTimeout, .httpProxyHandshakeTimeout, .socksHandshakeTimeout,
+                .tlsHandshakeTimeout:
+                return TransportError.timedOut(phase: .connecting)
+            case _ where isTimeout(error):
+                return TransportError.timedOut(phase: nil)
             case .invalidURL, .emptyHost, .emptyScheme:
                 return TransportError.invalidRequest(error.shortDescription)
             default:

@@ -63,7 +63,7 @@ final class ForwardProxyClient: Sendable {
         } catch {
             channel.close(promise: nil)
             if Task.isCancelled { throw CancellationError() }
-            if ContinuousClock.now >= request.deadline { throw TransportError.timedOut }
+            if ContinuousClock.now >= request.deadline { throw TransportError.timedOut(phase: nil) }
             throw error
         }
         if response.reusable { checkIn(channel) } else { channel.close(promise: nil) }
@@ -101,7 +101,7 @@ final class ForwardProxyClient: Sendable {
                 .connect(host: host, port: port)
                 .get()
         } catch {
-            if ContinuousClock.now >= deadline { throw TransportError.timedOut }
+            if ContinuousClock.now >= deadline { throw TransportError.timedOut(phase: .connecting) }
             throw TransportError.connection("cannot reach the proxy \(host):\(port) (\(error))")
         }
     }

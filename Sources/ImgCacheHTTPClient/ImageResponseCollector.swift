@@ -17,6 +17,7 @@ final class ImageResponseCollector: HTTPClientResponseDelegate, @unchecked Senda
     typealias Response = TransportResponse
 
     private let maxBytes: Int
+    private var requestSent = false
     private var head: HTTPResponseHead?
     private var declaredLength: Int?
     private var body: [UInt8] = []
@@ -29,6 +30,16 @@ final class ImageResponseCollector: HTTPClientResponseDelegate, @unchecked Senda
     var truncation: (received: Int, declared: Int)? {
         guard let declaredLength, head != nil, body.count < declaredLength else { return nil }
         return (body.count, declaredLength)
+    }
+
+    /// What the exchange was waiting for, had it stalled now.
+    var phase: TimeoutPhase {
+        if head != nil { return .receivingBody(received: body.count, expected: declaredLength) }
+        return requestSent ? .waitingForResponse : .connecting
+    }
+
+    func didSendRequestHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPRequestHead) {
+        requestSent = true
     }
 
     func didReceiveHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {

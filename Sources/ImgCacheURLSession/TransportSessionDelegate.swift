@@ -22,6 +22,9 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         var continuation: CheckedContinuation<TransportResponse, any Error>?
         var failure: Failure?
         var body: [UInt8] = []
+        /// Whether the response head has arrived, and the body length it declares, if any.
+        var receivedHead = false
+        var declaredLength: Int?
         /// From the task's metrics, where the platform collects them (Apple platforms do; not every
         /// FoundationNetworking does).
         var httpVersion: HTTPVersion?
@@ -81,6 +84,21 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         }
     }
 
+    /// Records that the deadline passed, with what was stalled. Returns whether the task is still
+    /// in flight and so should be cancelled by the caller.
+    func timeOut(_ id: Int) -> Bool {
+        lock.withLock {
+            guard let exchange = exchanges[id] else { return false }
+            if exchange.failure == nil {
+                let phase: TimeoutPhase = exchange.receivedHead
+                    ? .receivingBody(received: exchange.body.count, expected: exchange.declaredLength)
+                    : .beforeResponse
+                exchanges[id]?.failure = .transport(.timedOut(phase: phase))
+            }
+            return true
+        }
+    }
+
     // MARK: URLSessionDataDelegate
 
     func urlSession(
@@ -97,6 +115,8 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
     ) {
         let declared = response.expectedContentLength
         let tooLarge: Bool = lock.withLock {
+            exchanges[dataTask.taskIdentifier]?.receivedHead = true
+            exchanges[dataTask.taskIdentifier]?.declaredLength = declared >= 0 ? Int(declared) : nil
             guard let exchange = exchanges[dataTask.taskIdentifier], exchange.failure == nil,
                 let http = response as? HTTPURLResponse, Self.mayHaveBody(http.statusCode),
                 declared > Int64(exchange.maxBytes)
@@ -201,7 +221,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
         case .serverCertificateNotYetValid:
             return .certificate(host: host, problem: CertificateProblem(.outsideValidity, "not valid yet"))
         case .timedOut:
-            return .timedOut
+            return .timedOut(phase: nil)
         case .badURL, .unsupportedURL:
             return .invalidRequest("URL not supported (URLError \(urlError.code.rawValue))")
         case .dataLengthExceedsMaximum:

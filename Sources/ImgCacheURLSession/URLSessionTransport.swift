@@ -61,7 +61,7 @@ public final class URLSessionTransport: ImageTransport {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
         let remaining = request.deadline - ContinuousClock.now
-        guard remaining > .zero else { throw TransportError.timedOut }
+        guard remaining > .zero else { throw TransportError.timedOut(phase: nil) }
 
         // FoundationNetworking truncates timeoutInterval to whole seconds (and treats it as a timer
         // for the whole transfer); the racing cancellation below is what keeps the exact deadline,
@@ -87,7 +87,7 @@ public final class URLSessionTransport: ImageTransport {
         // A Dispatch timer rather than a sleeping Task: it fires on time even when Swift
         // concurrency's threads are all busy, so a late body is never reported as a success.
         let timer = DispatchWorkItem {
-            if delegate.fail(id, .transport(.timedOut)) { task.cancel() }
+            if delegate.timeOut(id) { task.cancel() }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + remaining.secondsValue, execute: timer)
         defer { timer.cancel() }

@@ -7,7 +7,7 @@
 package func withDeadline<T: Sendable>(
     _ deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    guard ContinuousClock.now < deadline else { throw TransportError.timedOut }
+    guard ContinuousClock.now < deadline else { throw TransportError.timedOut(phase: nil) }
     let task = Task { try await operation() }
     let expired = ThreadLocked(false)
     let ticket = DeadlineWatchdog.shared.watch(until: deadline) {
@@ -22,7 +22,7 @@ package func withDeadline<T: Sendable>(
             task.cancel()
         }
     } catch {
-        if expired.withLock({ $0 }) { throw TransportError.timedOut }
+        if expired.withLock({ $0 }) { throw TransportError.timedOut(phase: nil) }
         throw error
     }
 }

@@ -28,8 +28,9 @@ public indirect enum DownloadFailure: Error, Sendable, Hashable, CustomStringCon
     case unusableRedirect(status: Int)
     /// The body is not an image of an accepted format.
     case notAnImage(contentType: String?, byteCount: Int)
-    /// The whole exchange (attempts and redirects) took longer than allowed.
-    case timedOut(after: Duration)
+    /// The whole exchange (attempts and redirects) took longer than allowed; `phase` says what
+    /// stalled when the deadline passed, when the transport knows.
+    case timedOut(after: Duration, phase: TimeoutPhase?)
     /// The transport could not deliver a response: connection, TLS certificate, refused address,
     /// size limit, malformed response. ``TransportError`` says which.
     case transport(TransportError)
@@ -57,7 +58,8 @@ public indirect enum DownloadFailure: Error, Sendable, Hashable, CustomStringCon
         case .tooManyRedirects(let limit): "more than \(limit) redirects"
         case .unusableRedirect(let status): "HTTP \(status) with no usable Location"
         case .notAnImage(let contentType, let byteCount): "not an image: \(contentType ?? "no content type") (\(byteCount) bytes)"
-        case .timedOut(let after): "timed out after \(after.formattedSeconds)"
+        case .timedOut(let after, nil): "timed out after \(after.formattedSeconds)"
+        case .timedOut(let after, let phase?): "timed out after \(after.formattedSeconds) \(phase)"
         case .transport(let error): error.description
         case .retriesExhausted(let last, let attempts): "\(last) (after \(attempts) attempts)"
         case .noTimeToRetry(let last): "\(last) (no time left to retry)"

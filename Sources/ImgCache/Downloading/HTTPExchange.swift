@@ -95,8 +95,11 @@ struct HTTPExchange: Sendable {
                     return fail(.httpStatus(response.status))
                 }
             } catch let error as TransportError {
-                if error == .timedOut || clock.now >= deadline {
-                    return fail(.timedOut(after: policy.timeout))
+                if case .timedOut(let phase) = error {
+                    return fail(.timedOut(after: policy.timeout, phase: phase))
+                }
+                if clock.now >= deadline {
+                    return fail(.timedOut(after: policy.timeout, phase: nil))
                 }
                 guard error.isTransient else { return fail(.transport(error)) }
                 failure = .transport(error)

@@ -54,8 +54,9 @@ public struct TransportResponse: Sendable {
 
 /// Why a transport could not deliver a response.
 public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The deadline passed before the response was complete.
-    case timedOut
+    /// The deadline passed before the response was complete; `phase` says what stalled, when
+    /// the transport knows.
+    case timedOut(phase: TimeoutPhase?)
     /// The body is larger than `TransportRequest.maxBytes`.
     case tooLarge(limit: Int)
     /// The connection failed, was reset, or closed before the whole body arrived.
@@ -76,7 +77,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A short sentence for a person.
     public var description: String {
         switch self {
-        case .timedOut: "timed out"
+        case .timedOut(nil): "timed out"
+        case .timedOut(let phase?): "timed out \(phase)"
         case .tooLarge(let limit): "larger than the \(Self.size(limit)) limit"
         case .connection(let reason): "connection failed: \(reason)"
         case .invalidRequest(let reason): "invalid request: \(reason)"

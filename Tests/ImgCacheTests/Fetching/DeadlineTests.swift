@@ -61,7 +61,7 @@ struct DeadlineTests {
         for (kind, result) in results {
             switch (kind, result) {
             case ("in time", .success(let value)): #expect(value == 1)
-            case ("late", .failure(let error)): #expect(error as? TransportError == .timedOut)
+            case ("late", .failure(let error)): #expect(error as? TransportError == .timedOut(phase: nil))
             default: Issue.record("\(kind): unexpected \(result)")
             }
         }
@@ -89,7 +89,7 @@ struct DeadlineTests {
     func pastDeadline() async throws {
         let log = CancellationLog()
         let ran = ThreadLocked(false)
-        await #expect(throws: TransportError.timedOut) {
+        await #expect(throws: TransportError.timedOut(phase: nil)) {
             try await withDeadline(.now - .seconds(1)) { ran.withLock { $0 = true }; return try await Self.sleeper(.zero, log: log)() }
         }
         #expect(ran.withLock { $0 } == false)

@@ -42,7 +42,8 @@ struct HostileServerTests {
         Hostility(name: "headers forever", path: "/headers-forever.png", behaviour: .endlessHeaders(),
                   reason: "invalid response: response headers too large (over 80 KB)", overHTTP2: false),
         Hostility(name: "headers forever, slowly", path: "/headers-forever-slowly.png",
-                  behaviour: .endlessHeaders(interval: .milliseconds(50)), reason: "timed out after 4 s", overHTTP2: false),
+                  behaviour: .endlessHeaders(interval: .milliseconds(50)), reason: "timed out after 4 s waiting for the response",
+                  overHTTP2: false),
         Hostility(name: "a 1 MB header line", path: "/header-1mb.png",
                   behaviour: .hugeHeader(valueLength: 1024 * 1024, bytes: png, contentType: "image/png"),
                   reason: "invalid response: response headers too large (over 80 KB)", overHTTP2: false),
@@ -52,16 +53,16 @@ struct HostileServerTests {
         Hostility(name: "a chunked body that never ends, slowly", path: "/endless-slowly.png",
                   behaviour: .stream(prefix: TestImages.pngSignature, length: nil, declaresLength: false,
                                      chunkSize: 1_000, interval: .milliseconds(50)),
-                  reason: "timed out after 4 s"),
+                  reason: "timed out after 4 s receiving the body (…"),
         Hostility(name: "Content-Length larger than the body, then a close", path: "/short-then-close.png",
                   behaviour: .truncated(bytes: Array(png.prefix(500)), declaredLength: png.count),
                   reason: "connection failed: truncated: 500 of 2000 bytes…"),
         Hostility(name: "Content-Length larger than the body, then silence", path: "/short-then-silence.png",
                   behaviour: .shortBody(bytes: Array(png.prefix(500)), declaredLength: png.count),
-                  reason: "timed out after 4 s"),
+                  reason: "timed out after 4 s receiving the body (500 of 2000 bytes)"),
         Hostility(name: "no answer at all", path: "/silent.png",
                   behaviour: .status(200, body: png, contentType: "image/png", delay: .seconds(3600)),
-                  reason: "timed out after 4 s"),
+                  reason: "timed out after 4 s waiting for the response"),
         Hostility(name: "a redirect to file:///etc/passwd", path: "/to-file.png", behaviour: .redirect(to: "file:///etc/passwd"),
                   reason: "redirect to file:///etc/passwd refused: not http(s)"),
         Hostility(name: "a redirect to ftp:", path: "/to-ftp.png", behaviour: .redirect(to: "ftp://127.0.0.1/a.png"),
@@ -90,7 +91,7 @@ struct HostileServerTests {
                 let stalled = try await StalledTLSServer.start(stallingAt: point)
                 stalledServers.append(stalled)
                 expected.append((name: "a TLS handshake stalled \(point)", url: BrowserURL(stalled.url("/a.png"))!,
-                                 reason: "timed out after 4 s"))
+                                 reason: "timed out after 4 s while connecting"))
             }
         }
         let good = Self.routeGoodImages(on: fixture.server)
@@ -147,7 +148,8 @@ struct HostileServerTests {
              "larger than the 256 KB limit"),
             ("/huge.png", .stream(prefix: TestImages.pngSignature, length: 200 * 1024 * 1024), "larger than the 256 KB limit"),
             ("/passwd.png", .redirect(to: "file:///etc/passwd"), "redirect to file:///etc/passwd refused: not http(s)"),
-            ("/short.png", .shortBody(bytes: Array(Self.png.prefix(500)), declaredLength: Self.png.count), "timed out after 4 s"),
+            ("/short.png", .shortBody(bytes: Array(Self.png.prefix(500)), declaredLength: Self.png.count),
+             "timed out after 4 s receiving the body (500 of 2000 bytes)"),
         ]
         for image in hostile { server.route(image.path, image.behaviour) }
         let folder = try TemporaryFolder()
