@@ -1,10 +1,16 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+// Apple's SDKs ship libxml2 as a Clang module of their own (`import libxml2`, Xcode 12+), which
+// Xcode finds without pkg-config; `CLibXML2` is for the other platforms. Neither that module nor
+// Darwin's iconv headers link their library, so both are linked by name there.
+let applePlatforms: [Platform] = [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS]
+let otherPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 
 let package = Package(
     name: "imgcache",
@@ -14,6 +20,15 @@ let package = Package(
         .library(name: "ImgCacheHTTPClient", targets: ["ImgCacheHTTPClient"]),
         .library(name: "ImgCacheURLSession", targets: ["ImgCacheURLSession"]),
         .executable(name: "imgcache", targets: ["imgcache"]),
+    ],
+    // What an app that wants only ImgCache and ImgCacheURLSession turns off with `traits: []` on
+    // its `.package` line: SwiftPM then neither resolves nor builds SwiftNIO, AsyncHTTPClient,
+    // ArgumentParser, swift-subprocess and the rest (checked with Swift 6.3.1: swift-crypto and
+    // swift-asn1 alone are resolved).
+    traits: [
+        .trait(name: "CommandLine",
+               description: "The imgcache command, the AsyncHTTPClient transport (ImgCacheHTTPClient) and the test servers."),
+        .default(enabledTraits: ["CommandLine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -38,28 +53,32 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
-            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+            providers: [.apt(["libxml2-dev"])]
         ),
         // The core: rewriter, cache, downloader, page pipeline. No CLI, no NIO, no networking library.
         .target(
             name: "ImgCache",
             dependencies: [
-                "CLibXML2",
+                .target(name: "CLibXML2", condition: .when(platforms: otherPlatforms)),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: [
+                .linkedLibrary("xml2", .when(platforms: applePlatforms)),
+                .linkedLibrary("iconv", .when(platforms: applePlatforms)),
+            ]
         ),
         // The fast transport (AsyncHTTPClient), kept apart so apps can do without it.
         .target(
             name: "ImgCacheHTTPClient",
             dependencies: [
                 "ImgCache",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CommandLine"])),
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["CommandLine"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -75,13 +94,13 @@ let package = Package(
             dependencies: [
                 "ImgCache",
                 "ImgCacheHTTPClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
+                .product(name: "Subprocess", package: "swift-subprocess", condition: .when(traits: ["CommandLine"])),
                 // `imgcache demo`'s loopback server (a plain HTTP/1.1 one; the tests' server, with its
                 // proxy, hostile behaviours and HTTP/2, is not linked into the shipped binary).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -91,11 +110,11 @@ let package = Package(
             dependencies: [
                 // For its proxy's tunnel, the same relay the address guard uses.
                 "ImgCacheHTTPClient",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: .when(traits: ["CommandLine"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -104,12 +123,12 @@ let package = Package(
             dependencies: [
                 "ImgCache", "ImgCacheHTTPClient", "ImgCacheURLSession", "ImgCacheTestServer", "imgcache",
                 // The tests also speak to the test servers directly.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CommandLine"])),
+                .product(name: "Subprocess", package: "swift-subprocess", condition: .when(traits: ["CommandLine"])),
                 .product(name: "SystemPackage", package: "swift-system",
-                         condition: .when(platforms: [.linux, .windows, .android, .wasi])),
+                         condition: .when(platforms: [.linux, .windows, .android, .wasi], traits: ["CommandLine"])),
             ],
             swiftSettings: strictSettings
         ),

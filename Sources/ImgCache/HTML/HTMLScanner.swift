@@ -1,4 +1,8 @@
-internal import CLibXML2
+#if canImport(Darwin)
+internal import libxml2  // the SDK's own module (Xcode 12+): headers in $SDKROOT/usr/include/libxml2
+#else
+internal import CLibXML2  // pkg-config's libxml-2.0
+#endif
 
 /// What an element or attribute name means to a scan handler, asked once per name: the scanner
 /// calls the handler only for elements whose name or attributes mean something.
