@@ -2,6 +2,7 @@ public import ImgCache
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 #if canImport(Glibc)
 import Glibc
@@ -30,8 +31,14 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     private let tunnelled: [ProxySettings.Endpoint: HTTPClient]
     private let forwarded: [ProxySettings.Endpoint: ForwardProxyClient]
     private let proxy: ProxySettings
-    private let diagnosis = CertificateDiagnosis(group: HTTPClient.defaultEventLoopGroup)
+    private let diagnosis = CertificateDiagnosis(group: AsyncHTTPClientTransport.eventLoopGroup)
     private let guards: AddressGuards
+
+    /// NIO's shared POSIX event loops, on every platform. AsyncHTTPClient's default group is
+    /// Network.framework's on Apple platforms, where the NIOPosix bootstraps of the forward
+    /// proxy, the address guard and the certificate diagnosis stop the process, `--cacert` is
+    /// ignored and TLS errors come as `NWTLSError`: on POSIX loops NIOSSL does what it does on Linux.
+    static var eventLoopGroup: any EventLoopGroup { MultiThreadedEventLoopGroup.singleton }
 
     /// Creates the transport and its HTTP clients (on NIO's shared event loop group, whose threads
     /// outlive ``shutdown()``; the clients' connections do not), trusting the system's CAs.
@@ -101,7 +108,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             // No tracing spans: with none configured, AsyncHTTPClient still made a span and parsed
             // each URL again for its attributes (about 2% of a 2,000-image fetch's CPU time).
             configuration.tracing.tracer = nil
-            return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            return HTTPClient(eventLoopGroup: Self.eventLoopGroup, configuration: configuration)
         }
         self.proxy = proxy
         self.direct = makeClient(nil)
@@ -109,7 +116,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         var forwarded: [ProxySettings.Endpoint: ForwardProxyClient] = [:]
         if let endpoint = proxy.httpProxy {
             forwarded[endpoint] = ForwardProxyClient(
-                group: HTTPClient.defaultEventLoopGroup, host: endpoint.host, port: endpoint.port,
+                group: Self.eventLoopGroup, host: endpoint.host, port: endpoint.port,
                 connectTimeout: TimeAmount(connectTimeout), maxIdleConnections: maxConnectionsPerHost)
         }
         if let endpoint = proxy.httpsProxy {

@@ -145,7 +145,11 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
             }
             // Move the exchange out and back so that appending does not copy the body.
             exchanges[dataTask.taskIdentifier] = nil
-            exchange.body.append(contentsOf: data)
+            // Region by region: on Apple platforms the data is often several discontiguous
+            // buffers, which appending the `Data` itself would copy byte by byte.
+            for region in data.regions {
+                region.withUnsafeBytes { exchange.body.append(contentsOf: $0) }
+            }
             exchanges[dataTask.taskIdentifier] = exchange
             return false
         }
@@ -224,6 +228,9 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
             return .timedOut(phase: nil)
         case .badURL, .unsupportedURL:
             return .invalidRequest("URL not supported (URLError \(urlError.code.rawValue))")
+        case .appTransportSecurityRequiresSecureConnection:
+            // Refused before any connection, and refused again every time: not worth a retry.
+            return .invalidRequest("blocked by App Transport Security: an http:// image needs an NSAppTransportSecurity exception in the app's Info.plist")
         case .dataLengthExceedsMaximum:
             return .tooLarge(limit: maxBytes)
         default:

@@ -4,6 +4,9 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Network) && !os(macOS)
+import Network
+#endif
 
 /// An ``ImageTransport`` on Foundation's `URLSession`: no dependency beyond Foundation, so it suits
 /// apps; the command line uses the faster AsyncHTTPClient transport.
@@ -29,8 +32,10 @@ public final class URLSessionTransport: ImageTransport {
     ///   - proxy: nil (the default) leaves the platform's choice: the system proxy settings on
     ///     Apple platforms; on Linux, libcurl's own reading of `http_proxy`, `https_proxy` and
     ///     `no_proxy`. Given settings are applied through
-    ///     `URLSessionConfiguration.connectionProxyDictionary` on Apple platforms; FoundationNetworking
-    ///     on Linux ignores that dictionary, so there only the environment variables take effect.
+    ///     `URLSessionConfiguration.connectionProxyDictionary` on macOS and through
+    ///     `proxyConfigurations` on iOS 17 and later (one `CONNECT` proxy for every request: the
+    ///     https one, or the http one when there is no other); FoundationNetworking on Linux
+    ///     ignores both, so there only the environment variables take effect.
     ///   - maxConnectionsPerHost: the most connections open to one host at once.
     public init(proxy: ProxySettings? = nil, maxConnectionsPerHost: Int = 16) {
         let configuration = URLSessionConfiguration.ephemeral
@@ -40,7 +45,19 @@ public final class URLSessionTransport: ImageTransport {
         configuration.httpShouldSetCookies = false
         configuration.httpMaximumConnectionsPerHost = max(1, maxConnectionsPerHost)
         if let proxy {
+            #if canImport(Network) && !os(macOS)
+            // CFNetwork's HTTPS keys are macOS's; elsewhere Apple's proxy API is Network's.
+            if #available(iOS 17, tvOS 17, watchOS 10, visionOS 1, *), let endpoint = proxy.httpsProxy ?? proxy.httpProxy {
+                var proxyConfiguration = ProxyConfiguration(
+                    httpCONNECTProxy: .hostPort(host: .init(endpoint.host), port: .init(integerLiteral: UInt16(clamping: endpoint.port))))
+                proxyConfiguration.excludedDomains = proxy.exceptionDomains
+                configuration.proxyConfigurations = [proxyConfiguration]
+            } else {
+                configuration.connectionProxyDictionary = proxy.connectionProxyDictionary
+            }
+            #else
             configuration.connectionProxyDictionary = proxy.connectionProxyDictionary
+            #endif
         }
         let delegate = TransportSessionDelegate()
         self.delegate = delegate

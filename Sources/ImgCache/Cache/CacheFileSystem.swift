@@ -31,7 +31,8 @@ struct FileStatus: Sendable, Equatable {
         modifiedAtNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         #endif
         inode = UInt64(info.st_ino)
-        device = UInt64(info.st_dev)
+        // `dev_t` is signed on Darwin: the bits are the identity, not a quantity.
+        device = UInt64(truncatingIfNeeded: Int64(info.st_dev))
         isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
     }
 }
@@ -93,10 +94,20 @@ enum CacheFileSystem {
         if written == nil {
             failure = Array(bytes).withUnsafeBytes { writeAll(descriptor, $0) }
         }
-        if failure == 0, durable, fsync(descriptor) != 0 { failure = errno }
+        if failure == 0, durable, !flushToDrive(descriptor) { failure = errno }
         guard failure == 0 else { return .failure(SystemError(code: failure)) }
         guard let status = status(ofDescriptor: descriptor) else { return .failure(SystemError(code: errno == 0 ? EIO : errno)) }
         return .success(status)
+    }
+
+    /// Flushes an open file's bytes to the drive itself: on Darwin `fsync` only hands them to the
+    /// drive, whose cache a power cut loses; `F_FULLFSYNC` asks the drive to flush, and where a
+    /// file system does not support it (some network ones) `fsync` is what is left.
+    static func flushToDrive(_ descriptor: Int32) -> Bool {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return true }
+        #endif
+        return fsync(descriptor) == 0
     }
 
     /// Writes all of `raw` to an open file; returns the `errno` of a failure, or 0.
@@ -137,7 +148,7 @@ enum CacheFileSystem {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let descriptor = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
-        fsync(descriptor)
+        _ = flushToDrive(descriptor)
         close(descriptor)
     }
 

@@ -152,7 +152,7 @@ final class CacheIndexFile {
         }
         let failure = bytes.withUnsafeBytes { CacheFileSystem.writeAll(descriptor, $0) }
         guard failure == 0 else { throw FileError(path: path, errno: failure) }
-        if durable, fsync(descriptor) != 0 { throw FileError(path: path, errno: errno) }
+        if durable, !CacheFileSystem.flushToDrive(descriptor) { throw FileError(path: path, errno: errno) }
         return (bytes, lineStarts)
     }
 

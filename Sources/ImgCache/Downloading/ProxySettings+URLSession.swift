@@ -27,4 +27,16 @@ extension ProxySettings {
         if !exceptions.isEmpty { dictionary["ExceptionsList"] = exceptions }
         return dictionary
     }
+
+    /// The hosts and domains that go direct, as Network's `ProxyConfiguration.excludedDomains`
+    /// takes them (a domain covers its subdomains there).
+    package var exceptionDomains: [String] {
+        exemptions.map { rule in
+            switch rule.pattern {
+            case .everyHost: "*"
+            case .address(let address): address
+            case .domain(let domain): domain
+            }
+        }
+    }
 }

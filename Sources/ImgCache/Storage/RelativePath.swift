@@ -14,8 +14,20 @@ package enum RelativePath {
         return path.isEmpty ? "." : path
     }
 
+    /// The path's components once `.` and `..` are worked out, by the letters alone: no symbolic
+    /// link is followed and nothing is asked of the file system, so that the two paths compare
+    /// alike whether or not they exist yet (`standardizingPath` drops Darwin's `/private` only
+    /// from paths that exist).
     private static func components(of path: String) -> [String] {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return (absolute as NSString).standardizingPath.split(separator: "/").map(String.init)
+        var components: [String] = []
+        for component in absolute.split(separator: "/") {
+            switch component {
+            case ".": continue
+            case "..": _ = components.popLast()
+            default: components.append(String(component))
+            }
+        }
+        return components
     }
 }

@@ -30,7 +30,7 @@ final class AddressGuards: Sendable {
             if let task = entries[access] { return task }
             let task = Task { [connectTimeout, resolvedNames, makeClient] in
                 let proxy = try await AddressGuardProxy.start(
-                    access: access, group: HTTPClient.defaultEventLoopGroup, connectTimeout: TimeAmount(connectTimeout),
+                    access: access, group: AsyncHTTPClientTransport.eventLoopGroup, connectTimeout: TimeAmount(connectTimeout),
                     names: resolvedNames)
                 return Entry(proxy: proxy, client: makeClient(.server(host: "127.0.0.1", port: proxy.port)))
             }

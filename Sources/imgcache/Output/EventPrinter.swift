@@ -37,6 +37,6 @@ struct EventPrinter: Sendable {
 
     private func write(_ object: [String: Any]) {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        FileHandle.standardOutput.write(data + Data([0x0A]))
+        try? FileHandle.standardOutput.write(contentsOf: data + Data([0x0A]))
     }
 }

@@ -34,7 +34,7 @@ final class ProgressDisplay: @unchecked Sendable {
     /// Ends the display: the final state on its own line.
     func finish() {
         render(force: true)
-        if isTerminal, lock.withLock({ drewBar }) { FileHandle.standardError.write(Data("\n".utf8)) }
+        if isTerminal, lock.withLock({ drewBar }) { try? FileHandle.standardError.write(contentsOf: Data("\n".utf8)) }
     }
 
     private func render(force: Bool) {
@@ -51,7 +51,7 @@ final class ProgressDisplay: @unchecked Sendable {
             lastPlainLine = now
             return "imgcache: " + text + "\n"
         }
-        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+        if let line { try? FileHandle.standardError.write(contentsOf: Data(line.utf8)) }
     }
 
     private static func megabytes(_ bytes: Int) -> String {

@@ -32,14 +32,14 @@ struct ListCommand: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             var data = try encoder.encode(result.references)
             data.append(0x0A)
-            FileHandle.standardOutput.write(data)
+            try? FileHandle.standardOutput.write(contentsOf: data)
         } else {
             var lines = ""
             for reference in result.references {
                 let outcome = reference.rewritten ? "rewrite" : "skip:\(reference.disposition.code ?? "")"
                 lines += "\(reference.kind.rawValue)\t\(outcome)\t\(reference.original)\t\(reference.url ?? "-")\t\(reference.localName ?? "-")\n"
             }
-            FileHandle.standardOutput.write(Data(lines.utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data(lines.utf8))
         }
     }
 }

@@ -93,6 +93,6 @@ struct InputFileWatcher {
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         #endif
         return Snapshot(size: Int64(info.st_size), modifiedAtNanoseconds: modified,
-                        inode: UInt64(info.st_ino), device: UInt64(info.st_dev))
+                        inode: UInt64(info.st_ino), device: UInt64(truncatingIfNeeded: Int64(info.st_dev)))
     }
 }
