@@ -93,8 +93,9 @@ final class StagedImageFile {
 
     #if os(Linux)
     /// Set once linking an unnamed file failed for want of `/proc`: later images go straight to
-    /// named temporary files instead of being written twice.
-    private static let unnamedFilesUnusable = ThreadLocked(false)
+    /// named temporary files instead of being written twice. Set from the start by
+    /// `IMGCACHE_PORTABLE_FILES=1`, which the tests use to run the path Darwin takes.
+    private static let unnamedFilesUnusable = ThreadLocked(getenv("IMGCACHE_PORTABLE_FILES").map { String(cString: $0) == "1" } ?? false)
 
     /// `O_TMPFILE`, which Swift does not import (a macro of macros). The same value on every
     /// architecture Swift runs on.
