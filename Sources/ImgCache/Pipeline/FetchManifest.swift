@@ -17,16 +17,20 @@ public struct FetchManifest: Sendable, Codable {
         /// The absolute URLs of the stylesheets a page links (`<link rel=stylesheet>`), when it
         /// links any; their images are listed under their own records.
         public var stylesheets: [String]?
+        /// For a page, whether its URLs that are not images were made absolute (``OtherURLs``)
+        /// or left as written; nil for a stylesheet.
+        public var absoluteLinks: Bool?
 
         /// Creates a record.
         init(input: String, kind: SiteFileKind = .page, output: String, pageURL: String?,
-                    references: [Entry], stylesheets: [String]? = nil) {
+             references: [Entry], stylesheets: [String]? = nil, absoluteLinks: Bool? = nil) {
             self.input = input
             self.kind = kind
             self.output = output
             self.pageURL = pageURL
             self.references = references
             self.stylesheets = stylesheets
+            self.absoluteLinks = absoluteLinks
         }
     }
 
@@ -139,6 +143,7 @@ public struct FetchManifest: Sendable, Codable {
         for page in pages {
             out.element()
             out.open()
+            if let absoluteLinks = page.absoluteLinks { out.field("absoluteLinks", number: absoluteLinks ? "true" : "false") }
             out.field("input", string: page.input)
             out.field("kind", string: page.kind.rawValue)
             out.field("output", string: page.output)

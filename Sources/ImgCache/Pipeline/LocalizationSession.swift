@@ -25,6 +25,8 @@ public final class LocalizationSession: Sendable {
     /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
     public let notifier: RefreshNotifier
     let downloader: ImageDownloader
+    /// What pages opened through ``OfflinePageLoader`` wait for, for its waiting image requests.
+    let arrivals = ImageArrivals()
 
     /// Creates a session.
     /// - Parameters:
@@ -35,8 +37,15 @@ public final class LocalizationSession: Sendable {
         self.configuration = configuration
         notifier = RefreshNotifier(debounce: configuration.debounce, maxWait: configuration.maxWait,
                                    notificationCenter: configuration.notificationCenter, onEvent: onEvent)
+        let notifier = self.notifier
+        let arrivals = self.arrivals
+        // The arrivals first: a request woken by an outcome finds what the notifier announces.
         downloader = ImageDownloader(transport: configuration.transport, store: configuration.store,
-                                     policy: configuration.downloadPolicy, onEvent: notifier.record)
+                                     policy: configuration.downloadPolicy,
+                                     onEvent: { event in
+                                         arrivals.record(event)
+                                         notifier.record(event)
+                                     })
     }
 
     /// The outstanding count: images that need the network and are not done yet (queued or in
@@ -48,7 +57,9 @@ public final class LocalizationSession: Sendable {
     /// Localises one page or stylesheet given as bytes.
     /// - Parameters:
     ///   - bytes: the file's bytes, in whatever encoding it uses.
-    ///   - url: where it is served from; relative references resolve against it.
+    ///   - url: where it is served from; relative references resolve against it, and with
+    ///     ``RewriteOptions/otherURLs`` `.automatic` its URLs that are not images become absolute
+    ///     (the page is taken to be written away from its origin).
     ///   - document: a page (the default) or a stylesheet.
     ///   - mode: `.build` rewrites once the downloads are done, keeping failed images remote;
     ///     `.live` rewrites everything first and calls `pageReady` before downloading, and again
@@ -62,7 +73,7 @@ public final class LocalizationSession: Sendable {
         imagesFound: (@Sendable (Int) -> Void)? = nil,
         pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
     ) async throws -> PageLocalization {
-        try await localize(bytes, url: url, as: document, options: rewriteOptions, mode: mode,
+        try await localize(bytes, url: url, as: document, options: rewriteOptions, mode: mode, awayFromOrigin: true,
                            imagesFound: imagesFound, pageReady: pageReady)
     }
 
@@ -75,12 +86,12 @@ public final class LocalizationSession: Sendable {
 
     func localize(
         _ bytes: [UInt8], url: BrowserURL?, as document: LocalizedDocument, options: RewriteOptions, mode: FetchMode,
-        site: SiteTree? = nil, transportCharset: String? = nil,
+        site: SiteTree? = nil, transportCharset: String? = nil, awayFromOrigin: Bool,
         imagesFound: (@Sendable (Int) -> Void)?, pageReady: (@Sendable (RewriteResult) async throws -> Void)?
     ) async throws -> PageLocalization {
         let rewriter = ImageRewriter(options: options)
         let scan = rewriter.scan(bytes, as: document, url: url, transportCharset: transportCharset ?? options.transportEncodingLabel,
-                                 site: site)
+                                 site: site, awayFromOrigin: awayFromOrigin)
         let untyped = scan.untypedImageURLs
         let known = untyped.isEmpty ? [:] : await BlockingIO.run { self.cachedNames(of: untyped) }
         let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: known)
@@ -140,6 +151,7 @@ public final class LocalizationSession: Sendable {
         let bytes: [UInt8]
         var url = input.url
         var transportCharset: String?
+        let awayFromOrigin: Bool
         switch input.source {
         case .url(let remote):
             let loaded = try await loadPage(remote)
@@ -147,7 +159,11 @@ public final class LocalizationSession: Sendable {
             url = loaded.url
             // A charset the configuration names beats the server's.
             transportCharset = options.transportEncodingLabel ?? loaded.charset
+            awayFromOrigin = true
         case .file(let path):
+            // A site folder's other files are copied beside its pages; a page given on its own
+            // is written where its author may have put its assets.
+            awayFromOrigin = false
             bytes = try await BlockingIO.runForDocument { try AtomicFile.read(path) }
         }
         let destination = input.output
@@ -162,7 +178,7 @@ public final class LocalizationSession: Sendable {
         }
         let result = try await localize(
             bytes, url: url, as: document, options: options, mode: mode, site: input.site, transportCharset: transportCharset,
-            imagesFound: imagesFound,
+            awayFromOrigin: awayFromOrigin, imagesFound: imagesFound,
             pageReady: { rewritten in
                 try await BlockingIO.runForDocument { try rewritten.write(toFile: destination) }
                 written?(rewritten)
@@ -171,7 +187,8 @@ public final class LocalizationSession: Sendable {
         let record = FetchManifest.Page(input: input.name, kind: input.kind == .stylesheet ? .stylesheet : .page,
                                         output: destination, pageURL: url?.serialized,
                                         references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes),
-                                        stylesheets: linked.isEmpty ? nil : linked)
+                                        stylesheets: linked.isEmpty ? nil : linked,
+                                        absoluteLinks: input.kind == .stylesheet ? nil : options.otherURLs.makesAbsolute(awayFromOrigin: awayFromOrigin))
         return FileLocalization(input: input, manifestRecord: record, localization: result)
     }
 

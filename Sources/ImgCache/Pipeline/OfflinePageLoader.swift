@@ -57,26 +57,44 @@ public final class OfflinePageLoader: Sendable {
     public var outstandingCount: Int { session.outstandingCount }
 
     /// Rewrites `html` for the cache, writes it into the cache folder as `pageName`, and starts
-    /// downloading its images. Returns as soon as the page file is written.
+    /// downloading its images. Returns as soon as the page file is written; the reading, rewriting
+    /// and writing happen off the caller's thread, so the main actor may call it.
+    ///
+    /// Its URLs that are not images become absolute against `pageURL` (unless the session's
+    /// ``RewriteOptions/otherURLs`` says `.asWritten`): opened from the cache folder, the page
+    /// still loads its stylesheets and scripts from the web, and its links lead there.
+    /// - Parameters:
+    ///   - pageName: the file name in the cache folder; by default one of its own for each URL
+    ///     (``defaultPageName(for:)``), so that pages do not overwrite each other.
     /// - Throws: `FileError` when the page cannot be written, or `pageName` is not a plain file
     ///   name (it may not name a folder, nor climb out of the cache folder).
-    public func open(html: [UInt8], pageURL: BrowserURL?, pageName: String = "index.html",
-                     transportEncodingLabel: String? = nil) throws -> OfflinePage {
+    public func open(html: [UInt8], pageURL: BrowserURL?, pageName: String? = nil,
+                     transportEncodingLabel: String? = nil) async throws -> OfflinePage {
+        let pageName = pageName ?? Self.defaultPageName(for: pageURL)
         guard !pageName.isEmpty, pageName != ".", pageName != "..", !pageName.contains("/"), !pageName.contains("\0") else {
             throw FileError(path: pageName, reason: "a page name must be a plain file name, without '/' and not '.' or '..'")
         }
         let session = self.session
-        let rewriter = ImageRewriter(options: session.rewriteOptions)
-        let scan = rewriter.scan(html, url: pageURL, transportCharset: transportEncodingLabel ?? rewriter.options.transportEncodingLabel)
-        // Those whose URL names no format and that the cache already has are rewritten at once.
-        let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: session.cachedNames(of: scan.untypedImageURLs))
         let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
-        try prepared.firstRewrite.write(toFile: pagePath)
+        let prepared = try await BlockingIO.runForDocument { () throws -> PreparedDocument in
+            let rewriter = ImageRewriter(options: session.rewriteOptions)
+            let scan = rewriter.scan(html, url: pageURL, transportCharset: transportEncodingLabel ?? rewriter.options.transportEncodingLabel,
+                                     awayFromOrigin: true)
+            // Those whose URL names no format and that the cache already has are rewritten at once.
+            let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: session.cachedNames(of: scan.untypedImageURLs))
+            try prepared.firstRewrite.write(toFile: pagePath)
+            return prepared
+        }
+        let imageURLs = prepared.imageURLs()
+        session.arrivals.expect(imageURLs, localNames: prepared.firstRewrite.references.compactMap { reference in
+            guard reference.rewritten, let name = reference.localName, let url = reference.url else { return nil }
+            return (name, url)
+        })
         // The images named by their bytes: the page is written again once they are in, and the
         // refresh waits for that write and lists the page.
         let hold = prepared.awaitsTypes ? session.notifier.hold() : nil
         let downloads = Task {
-            let results = await session.downloader.fetchAll(prepared.imageURLs())
+            let results = await session.downloader.fetchAll(imageURLs)
             guard let hold else { return results }
             var written: String?
             if let rewritten = prepared.namingTypedImages(from: results),
@@ -92,21 +110,77 @@ public final class OfflinePageLoader: Sendable {
     }
 
     /// Fetches the page at `url` (its final URL is the base, its charset the encoding) as the
-    /// policy allows (user agent, private networks), then does what `open(html:pageURL:)` does.
+    /// policy allows (user agent, private networks), then does what
+    /// ``open(html:pageURL:pageName:transportEncodingLabel:)`` does; the default name comes from
+    /// `url`, the one asked for.
     /// - Throws: `PageLoadError` when the page cannot be fetched, `FileError` when it cannot be written.
-    public func open(url: BrowserURL, pageName: String = "index.html") async throws -> OfflinePage {
+    public func open(url: BrowserURL, pageName: String? = nil) async throws -> OfflinePage {
         let page = try await session.loadPage(url)
-        return try open(html: page.bytes, pageURL: page.url, pageName: pageName, transportEncodingLabel: page.charset)
+        return try await open(html: page.bytes, pageURL: page.url, pageName: pageName ?? Self.defaultPageName(for: url),
+                              transportEncodingLabel: page.charset)
     }
 
-    /// The cached bytes and content type of an image, by its absolute URL: what a custom URL
-    /// scheme handler serves. Nil while it is not (or not intact) in the cache.
-    public func image(for url: BrowserURL) -> (bytes: [UInt8], contentType: String?)? {
-        store.contents(for: url).map { ($0.bytes, $0.image.contentType) }
+    /// The file name a page from `url` gets in the cache folder: its last path segment's name
+    /// (`index` for a folder) and a digest of the URL without its fragment, so that two pages
+    /// never share a file (`post-3f2a9c81e0d4b7a6.html`); `index.html` without a URL.
+    public static func defaultPageName(for url: BrowserURL?) -> String {
+        guard let url else { return "index.html" }
+        let key = url.serializedWithoutFragment
+        let last = url.path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        var stem = OutputFileName.fromURLSegment(last)
+        if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
+        if stem.isEmpty || stem.utf8.count > 64 { stem = "index" }
+        let digest = CacheContentDigest.sha256Hex(Array(key.utf8)).prefix(16)
+        return "\(stem)-\(digest).html"
     }
 
-    /// The same, by the local name a page rewritten with `.urlPrefix` asks for.
-    public func image(forLocalName localName: String) -> (bytes: [UInt8], contentType: String?)? {
-        store.contents(forLocalName: localName).map { ($0.bytes, $0.image.contentType) }
+    /// The bytes and content type of a cached image, by the local name a page rewritten with
+    /// `.urlPrefix` asks for: what a custom URL scheme handler serves. When a page opened here is
+    /// still downloading it, waits for the download and answers once it is in.
+    /// - Throws: ``OfflineImageError`` when the image is not in the cache and nothing is fetching
+    ///   it, or when its download failed; `CancellationError` when the calling task is cancelled
+    ///   while it waits.
+    public func image(forLocalName localName: String) async throws -> (bytes: [UInt8], contentType: String?) {
+        let store = self.store
+        if let found = await BlockingIO.run({ store.contents(forLocalName: localName) }) { return (found.bytes, found.image.contentType) }
+        guard let url = session.arrivals.url(forLocalName: localName) else { throw OfflineImageError.notCached(localName) }
+        return try await waitForImage(url: url, name: localName) { store.contents(forLocalName: localName) }
+    }
+
+    /// The same, by the image's absolute URL.
+    public func image(for url: BrowserURL) async throws -> (bytes: [UInt8], contentType: String?) {
+        let store = self.store
+        if let found = await BlockingIO.run({ store.contents(for: url) }) { return (found.bytes, found.image.contentType) }
+        return try await waitForImage(url: url.serializedWithoutFragment, name: url.serialized) { store.contents(for: url) }
+    }
+
+    private func waitForImage(url: String, name: String,
+                              read: @escaping @Sendable () -> (bytes: [UInt8], image: CachedImage)?) async throws -> (bytes: [UInt8], contentType: String?) {
+        switch await session.arrivals.arrival(of: url) {
+        case .cancelled:
+            throw CancellationError()
+        case .settled(let outcome) where outcome.status == .failed:
+            throw OfflineImageError.downloadFailed(name, outcome.failure ?? .cancelled)
+        case .settled, .nothingExpected:
+            // Fetched (or fetched between the first look and the wait): the cache has it now.
+            guard let found = await BlockingIO.run(read) else { throw OfflineImageError.notCached(name) }
+            return (found.bytes, found.image.contentType)
+        }
+    }
+}
+
+/// Why ``OfflinePageLoader`` could not give an image.
+public enum OfflineImageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The image is not in the cache, and no page opened by the loader is fetching it.
+    case notCached(String)
+    /// Its download failed.
+    case downloadFailed(String, DownloadFailure)
+
+    /// One line for a person.
+    public var description: String {
+        switch self {
+        case .notCached(let name): "\(name) is not in the cache, and no page is downloading it"
+        case .downloadFailed(let name, let failure): "\(name) could not be downloaded: \(failure)"
+        }
     }
 }

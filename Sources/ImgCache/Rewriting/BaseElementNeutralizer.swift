@@ -1,24 +1,32 @@
 /// Makes a page's `<base href>` stop redirecting relative URLs, as `wget -k` does, once images
 /// have been rewritten to paths relative to the page; and keeps every other relative URL
-/// pointing where it pointed by making it absolute against the original base.
+/// pointing where it pointed by making it absolute against the original base. The same, with no
+/// `<base>` to empty, makes a page written away from its origin reach its stylesheets, scripts
+/// and links (``OtherURLs``).
 ///
 /// Without this, a browser would resolve `images/….png` against the remote base and miss the
-/// local files. This is the only change outside image URLs the rewriter makes.
+/// local files. These are the only changes outside image URLs the rewriter makes.
 struct BaseElementNeutralizer {
     let originalBase: BrowserURL
     let queryEncoding: (@Sendable (String) -> [UInt8])?
 
     /// - Parameter slots: the page's URL slots left as they were (image URLs not rewritten, with
     ///   some text; links, scripts and the like), each made absolute when the base mattered to it.
-    func edits(baseHref: URLSlot, slots: [URLSlot]) -> [ByteEdit] {
-        // An empty href makes the base the document's own URL, so `#top` still means this page.
-        // In an unquoted value, emptying would make `href= target=x` mean href="target=x".
-        let emptied = baseHref.context == .attribute(quote: nil) ? Array("\"\"".utf8) : []
-        var edits = [ByteEdit(range: baseHref.range, replacement: emptied)]
+    ///   - baseHref: the `<base href>` value to empty, if any.
+    func edits(baseHref: URLSlot?, slots: [URLSlot]) -> [ByteEdit] {
+        var edits: [ByteEdit] = []
+        if let baseHref {
+            // An empty href makes the base the document's own URL, so `#top` still means this page.
+            // In an unquoted value, emptying would make `href= target=x` mean href="target=x".
+            let emptied = baseHref.context == .attribute(quote: nil) ? Array("\"\"".utf8) : []
+            edits.append(ByteEdit(range: baseHref.range, replacement: emptied))
+        }
         // Plain links go through the fast resolver, which gives the parser's answer: running the
         // parser twice for each of a page's links cost 40,000 instructions a link.
         let simple = SimpleURLResolver(base: originalBase)
         for slot in slots {
+            // With no base, `#top` and an empty href mean this document, wherever it is.
+            if baseHref == nil, Self.refersToSameDocument(slot.text) { continue }
             let absolute: String
             if let simple, let resolved = simple.resolve(slot.text) {
                 // It takes no absolute URL but a plain http(s) one, which no base changes.
@@ -32,6 +40,13 @@ struct BaseElementNeutralizer {
             edits.append(ByteEdit(range: slot.range, replacement: ReplacementEscaper.escape(absolute, for: slot.context)))
         }
         return edits
+    }
+
+    /// Whether `text` is empty or a fragment alone, once the URL parser's leading spaces and controls,
+    /// tabs and newlines are dropped.
+    static func refersToSameDocument(_ text: String) -> Bool {
+        let first = text.unicodeScalars.first { $0.value > 0x20 }
+        return first == nil || first == "#"
     }
 
     /// Whether `text` can mean different URLs against different bases: a relative URL, or one that

@@ -21,7 +21,7 @@ package struct DocumentScan: Sendable {
     package let linkedStylesheets: [String]
     /// What scanning found to say, in order.
     let warnings: [RewriteWarning]
-    /// A page's `<base href>`, when rewriting must neutralise it.
+    /// A page's `<base href>` when rewriting must neutralise it, and the URLs to make absolute.
     let base: BaseNeutralization?
     /// Whether rendering must leave the document as it is (its bytes do not convert to UTF-8 and back).
     let leavesUnchanged: Bool
@@ -39,10 +39,11 @@ package struct DocumentScan: Sendable {
     }
 }
 
-/// What rendering needs to empty a page's `<base href>` (see ``BaseElementNeutralizer``).
+/// What rendering needs to empty a page's `<base href>` and make the URLs it steered absolute, or
+/// to make the page's other URLs absolute (see ``BaseElementNeutralizer``).
 struct BaseNeutralization: Sendable {
-    /// The `href` value's slot.
-    let href: URLSlot
+    /// The `href` value's slot, when the page has a `<base href>`.
+    let href: URLSlot?
     /// The base the page's relative URLs resolved against.
     let originalBase: BrowserURL
     let queryEncoding: (@Sendable (String) -> [UInt8])?
@@ -50,4 +51,7 @@ struct BaseNeutralization: Sendable {
     let imageSlots: [URLSlot]
     /// The other URL attributes of the page (links, scripts, …) that no image slot lies in.
     let linkSlots: [URLSlot]
+    /// Whether the URLs left are made absolute whatever is rewritten (``OtherURLs``), not only
+    /// once images are rewritten and the base is emptied.
+    let absoluteLinks: Bool
 }

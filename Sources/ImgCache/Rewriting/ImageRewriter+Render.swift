@@ -47,17 +47,24 @@ extension ImageRewriter {
         }
 
         var edits: [ByteEdit] = []
-        if let base = scan.base, rewrittenCount > 0 {
+        // Whether the page's `<base href>` is emptied: the URLs it steered must then all change together.
+        var emptiesBase = false
+        if let base = scan.base, rewrittenCount > 0 || base.absoluteLinks {
             let rewrittenStarts = Set(references.lazy.filter(\.rewritten).map(\.byteRange.lowerBound))
             let left = base.imageSlots.filter { !rewrittenStarts.contains($0.range.lowerBound) }
+            // A `<base>` is emptied once local paths must resolve against the page's own folder,
+            // or when the page is written away from its origin (a relative base would point into
+            // the local folder); without one there is nothing to empty.
+            let baseHref = rewrittenCount > 0 || base.absoluteLinks ? base.href : nil
+            emptiesBase = baseHref != nil
             edits = BaseElementNeutralizer(originalBase: base.originalBase, queryEncoding: base.queryEncoding)
-                .edits(baseHref: base.href, slots: left + base.linkSlots)
-            warnings.append(.baseEmptied(originalBase: base.originalBase))
+                .edits(baseHref: baseHref, slots: left + base.linkSlots)
+            if emptiesBase { warnings.append(.baseEmptied(originalBase: base.originalBase)) }
         }
         let page = scan.input
         let encoding = scan.encoding
         let source = scan.encodingSource
-        guard splicing, rewrittenCount > 0 else {
+        guard splicing, rewrittenCount > 0 || !edits.isEmpty else {
             return RewriteResult(bytes: page, references: references, encoding: encoding, encodingSource: source,
                                  linkedStylesheets: scan.linkedStylesheets, warnings: warnings)
         }
@@ -75,16 +82,19 @@ extension ImageRewriter {
            !EncodingDeclarationWindow.keepsDeclaration(of: page, in: spliced.prefix(EncodingDeclarationWindow.size)) {
             // Leave the start of the page as it was. Not possible with `<base>` edits: the base
             // is emptied for the local paths, and the URLs left relative would then point elsewhere.
+            // Links made absolute with no base emptied may stay relative there, as references do.
             let window = EncodingDeclarationWindow.size
             let kept = references.filter { $0.rewritten && $0.byteRange.lowerBound >= window }.count
-            guard edits.isEmpty, kept > 0 else {
+            let keptEdits = edits.filter { $0.range.lowerBound >= window }
+            guard !emptiesBase, kept > 0 || !keptEdits.isEmpty else {
                 warnings.append(.metaCharsetWouldMove(window: window))
                 return unchanged(references)
             }
             let left = rewrittenCount - kept
-            warnings.append(.referencesKeptForMetaCharset(count: left, window: window))
+            if left > 0 { warnings.append(.referencesKeptForMetaCharset(count: left, window: window)) }
             references = references.map { $0.rewritten && $0.byteRange.lowerBound < window ? $0.notRewritten : $0 }
-            spliced = PageSplice(source: scan.working, references: references, prefix: prefix, edits: [])
+            edits = keptEdits
+            spliced = PageSplice(source: scan.working, references: references, prefix: prefix, edits: edits)
             output = .spliced(spliced)
         } else if converts {
             // Converted back whole: such documents (UTF-16, ISO-2022-JP) are rare and the conversion

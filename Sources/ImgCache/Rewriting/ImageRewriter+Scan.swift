@@ -6,7 +6,7 @@ internal import CLibXML2  // pkg-config's libxml-2.0
 
 /// The first phase: reading a document and deciding what the markup alone decides.
 extension ImageRewriter {
-    func scanPage(_ page: [UInt8], pageURL: BrowserURL?, transportCharset: String?, site: SiteTree?) -> DocumentScan {
+    func scanPage(_ page: [UInt8], pageURL: BrowserURL?, transportCharset: String?, site: SiteTree?, absoluteLinks: Bool) -> DocumentScan {
         let sniffed = page.withUnsafeBufferPointer { EncodingSniffer.sniff($0, transportLabel: transportCharset) }
         var warnings: [RewriteWarning] = sniffed.notices.isEmpty ? [] : [.encoding(sniffed.notices)]
         let encoding = sniffed.encoding
@@ -25,7 +25,7 @@ extension ImageRewriter {
             working = utf8
             workingEncoding = .utf8
         }
-        let analysis = working.withUnsafeBufferPointer { analyse($0, encoding: workingEncoding, pageURL: pageURL, site: site) }
+        let analysis = working.withUnsafeBufferPointer { analyse($0, encoding: workingEncoding, pageURL: pageURL, site: site, absoluteLinks: absoluteLinks) }
         releaseFreedMemory(afterPageOf: working.count)
         return DocumentScan(input: page, working: working, encoding: encoding, encodingSource: sniffed.source,
                             references: analysis.references, referencePrefix: options.referenceStyle.prefix,
@@ -49,7 +49,8 @@ extension ImageRewriter {
         var base: BaseNeutralization?
     }
 
-    private func analyse(_ page: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, pageURL: BrowserURL?, site: SiteTree?) -> Analysis {
+    private func analyse(_ page: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, pageURL: BrowserURL?, site: SiteTree?,
+                         absoluteLinks: Bool) -> Analysis {
         let buffer = ParseBuffer(page: page, pageIsUTF8: encoding == .utf8)
         let collector = ReferenceCollector(page: page, structure: buffer.view, encoding: encoding,
                                            lazyAttributes: options.lazyAttributes)
@@ -77,9 +78,10 @@ extension ImageRewriter {
         // (an index, not a copy: a page can hold 100,000 of them). URLs that name no format are
         // resolved each time: what they mean depends on the place, and they are few.
         var resolved: [String: Int] = [:]
-        // The slots are given back as they become references; with a `<base>` to neutralise,
-        // the image slots with some text are kept, for rendering to make those left absolute.
-        let neutralizesBase = collector.baseHref != nil && resolver.documentBase != nil
+        // The slots are given back as they become references; with a `<base>` to neutralise or
+        // links to make absolute, the image slots with some text are kept, for rendering to make
+        // those left absolute.
+        let neutralizesBase = (collector.baseHref != nil || absoluteLinks) && resolver.documentBase != nil
         var slotRanges: [Range<Int>] = []
         var imageSlots: [URLSlot] = []
         var slots = collector.takeURLSlots()
@@ -110,7 +112,7 @@ extension ImageRewriter {
             analysis.warnings.append(.relativeURLsWithoutBase(count: unresolvedRelative, .page))
         }
 
-        if neutralizesBase, let baseSlot = collector.baseHref, let originalBase = resolver.documentBase {
+        if neutralizesBase, let originalBase = resolver.documentBase {
             // The page's other URL attributes (links, scripts, …), found now while the scanner
             // still holds the page: those that hold no image URL.
             let sortedRanges = slotRanges.sorted { $0.lowerBound < $1.lowerBound }
@@ -121,8 +123,8 @@ extension ImageRewriter {
                     linkSlots.append(slot)
                 }
             }
-            analysis.base = BaseNeutralization(href: baseSlot, originalBase: originalBase, queryEncoding: queryEncoding,
-                                               imageSlots: imageSlots, linkSlots: linkSlots)
+            analysis.base = BaseNeutralization(href: collector.baseHref, originalBase: originalBase, queryEncoding: queryEncoding,
+                                               imageSlots: imageSlots, linkSlots: linkSlots, absoluteLinks: absoluteLinks)
         }
         return analysis
     }

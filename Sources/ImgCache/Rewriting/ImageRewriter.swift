@@ -32,10 +32,14 @@ public struct ImageRewriter: Sendable {
     ///   - transportCharset: the encoding the transport declares (an HTTP `charset` label), if any.
     ///   - site: the site folder the document belongs to: references to its own files are left as
     ///     they are (``ImageReference/SkipReason/siteFile``).
+    ///   - awayFromOrigin: whether the page is written away from where it was loaded from, so
+    ///     that ``RewriteOptions/otherURLs`` `.automatic` makes its other URLs absolute.
     package func scan(_ bytes: [UInt8], as document: LocalizedDocument = .page, url: BrowserURL?,
-                     transportCharset: String? = nil, site: SiteTree? = nil) -> DocumentScan {
+                     transportCharset: String? = nil, site: SiteTree? = nil, awayFromOrigin: Bool = false) -> DocumentScan {
         switch document {
-        case .page: scanPage(bytes, pageURL: url, transportCharset: transportCharset, site: site)
+        case .page:
+            scanPage(bytes, pageURL: url, transportCharset: transportCharset, site: site,
+                     absoluteLinks: options.otherURLs.makesAbsolute(awayFromOrigin: awayFromOrigin))
         case .stylesheet(let referringEncoding): scanStylesheet(bytes, url: url, referringEncoding: referringEncoding, site: site)
         }
     }

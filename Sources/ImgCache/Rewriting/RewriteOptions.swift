@@ -14,6 +14,8 @@ public struct RewriteOptions: Sendable {
     /// doubt (`img src`, `srcset`, `poster`, CSS `background`, …): its bytes then decide its type
     /// and name. False keeps to the extensions (`--extensions-only`).
     public var untypedImages = true
+    /// What becomes of the page's URLs that are not images (see ``OtherURLs``).
+    public var otherURLs: OtherURLs = .automatic
 
     /// The lazy-loading attributes recognised by default.
     public static let defaultLazyAttributes = ["data-src", "data-srcset", "data-original", "data-lazy-src", "data-bg"]

@@ -69,6 +69,7 @@ struct JSONText {
         appendString(value)
     }
 
+    /// A number or a literal (`true`, `false`, `null`), written as given.
     mutating func field(_ name: String, number text: String) {
         key(name)
         bytes.append(contentsOf: text.utf8)

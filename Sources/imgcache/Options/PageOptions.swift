@@ -20,6 +20,11 @@ struct PageOptions: ParsableArguments {
     @Option(help: "The page's encoding, as an HTTP charset would give it (e.g. gbk, shift_jis).")
     var charset: String?
 
+    @Flag(name: .customLong("absolute-links"), inversion: .prefixedNo, help: ArgumentHelp(
+        "Make the page's URLs that are not images (stylesheets, scripts, links, forms, fonts) absolute against its base.",
+        discussion: "So that a page written away from its origin still reaches them, as wget -k does. Default: on for pages fetched by URL, off for files (a site folder's other files are copied beside its pages)."))
+    var absoluteLinks: Bool?
+
     @Flag(name: .customLong("fan-out"), help: "Store images in two-hex-digit subfolders of the cache folder.")
     var fanOut = false
 
@@ -49,6 +54,11 @@ struct PageOptions: ParsableArguments {
             transportEncodingLabel: charset
         )
         options.untypedImages = !extensionsOnly
+        options.otherURLs = switch absoluteLinks {
+        case nil: .automatic
+        case true?: .absolute
+        case false?: .asWritten
+        }
         return options
     }
 }

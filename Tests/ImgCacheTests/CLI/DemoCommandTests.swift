@@ -117,8 +117,11 @@ struct DemoCommandTests {
         let (pageURL, entries) = try manifestEntries(folder)
 
         let fixture = try Fixtures.bytes("site/index.html")
-        let expected = ImageRewriter(options: RewriteOptions(referenceStyle: .relativePath("images")))
-            .rewrite(fixture, pageURL: BrowserURL(pageURL))
+        // Fetched by URL and written away from its server: its links become absolute too.
+        var options = RewriteOptions(referenceStyle: .relativePath("images"))
+        options.otherURLs = .absolute
+        let expected = ImageRewriter(options: options).rewrite(fixture, pageURL: BrowserURL(pageURL))
+        #expect(expected.bytes.text.contains("href=\"\(pageURL.dropLast("index.html".count))about.html\""))
         let written = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("out/index.html")))
         expectSameBytes(written, expected.bytes)
 

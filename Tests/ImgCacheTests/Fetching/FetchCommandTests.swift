@@ -90,6 +90,39 @@ struct FetchCommandTests {
         try await server.shutdown()
     }
 
+    @Test("a page fetched by URL gets absolute links, a file keeps them as written, each option turns that either way, and the manifest says which")
+    func absoluteLinks() async throws {
+        let server = try await TestImageServer.start()
+        let page = "<link rel=stylesheet href=css/site.css><a href=next.html>next</a><img src=pic.png>"
+        server.route("/blog/post.html", .status(200, body: Array(page.utf8), contentType: "text/html; charset=utf-8"))
+        server.route("/blog/pic.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        try page.write(toFile: folder.path("post.html"), atomically: true, encoding: .utf8)
+        let name = "images/" + LocalImageNaming().localName(for: BrowserURL(server.url("/blog/pic.png"))!)!
+        let absolute = "<link rel=stylesheet href=\(server.url("/blog/css/site.css"))><a href=\(server.url("/blog/next.html"))>next</a><img src=\(name)>"
+        let asWritten = "<link rel=stylesheet href=css/site.css><a href=next.html>next</a><img src=\(name)>"
+        func manifestFlag(_ out: String) throws -> Bool? {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let data = try Data(contentsOf: URL(fileURLWithPath: folder.path("\(out)/imgcache-manifest.json")))
+            return try decoder.decode(FetchManifest.self, from: data).pages.first?.absoluteLinks
+        }
+        let cases: [(arguments: [String], expected: String, flag: Bool)] = [
+            ([server.url("/blog/post.html")], absolute, true),
+            ([server.url("/blog/post.html"), "--no-absolute-links"], asWritten, false),
+            ([folder.path("post.html"), "--base-url", server.url("/blog/post.html")], asWritten, false),
+            ([folder.path("post.html"), "--base-url", server.url("/blog/post.html"), "--absolute-links"], absolute, true),
+        ]
+        for (number, (arguments, expected, flag)) in cases.enumerated() {
+            let out = "out\(number)"
+            let outcome = try await run(["fetch"] + arguments + ["--out", out, "--quiet"], in: folder)
+            #expect(outcome.status == 0, "\(arguments): \(outcome.stderr)")
+            #expect(try String(contentsOfFile: folder.path("\(out)/post.html"), encoding: .utf8) == expected, "\(arguments)")
+            #expect(try manifestFlag(out) == flag, "\(arguments)")
+        }
+        try await server.shutdown()
+    }
+
     @Test("live mode writes the fully rewritten page even for images that then fail")
     func liveMode() async throws {
         let server = try await TestImageServer.start()

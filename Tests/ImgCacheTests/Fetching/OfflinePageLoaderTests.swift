@@ -18,10 +18,12 @@ struct OfflinePageLoaderTests {
         let loader = OfflinePageLoader(store: store, transport: transport, debounce: .zero, notificationCenter: nil)
         let refreshes = loader.notifier.events()
         let html = Array("<img src=a.png><img src=/photo/7>".utf8)
-        let page = try loader.open(html: html, pageURL: BrowserURL(server.url("/article.html")))
+        let page = try await loader.open(html: html, pageURL: BrowserURL(server.url("/article.html")))
         let png = LocalImageNaming().localName(for: BrowserURL(server.url("/a.png"))!)!
         let jpeg = LocalImageNaming().localName(for: BrowserURL(server.url("/photo/7"))!, format: .jpeg)!
-        #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=\(png)><img src=/photo/7>", "the known name at once")
+        // Until its bytes name it, the image is shown from the web: an absolute URL, not one into the cache folder.
+        #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=\(png)><img src=\(server.url("/photo/7"))>",
+                "the known name at once")
         var summary: RefreshSummary?
         for await event in refreshes {
             if case .refresh(let found) = event {
@@ -34,7 +36,7 @@ struct OfflinePageLoaderTests {
         #expect(summary?.downloaded == 2)
         #expect(summary?.rewrittenPages == [page.fileURL.path])
         // Opened again, the name comes from the cache at once.
-        let again = try loader.open(html: html, pageURL: BrowserURL(server.url("/article.html")), pageName: "again.html")
+        let again = try await loader.open(html: html, pageURL: BrowserURL(server.url("/article.html")), pageName: "again.html")
         #expect(try String(contentsOf: again.fileURL, encoding: .utf8) == "<img src=\(png)><img src=\(jpeg)>")
         _ = await again.downloads.value
         #expect(server.requestCount("/photo/7") == 1)
@@ -53,14 +55,14 @@ struct OfflinePageLoaderTests {
         let loader = OfflinePageLoader(store: store, transport: transport, debounce: .milliseconds(50), notificationCenter: nil)
         let refreshes = loader.notifier.events()
 
-        let page = try loader.open(html: Array("<img src=slow.png><p style='background:url(fast.gif)'>".utf8),
-                                   pageURL: BrowserURL(server.url("/article.html")))
+        let page = try await loader.open(html: Array("<img src=slow.png><p style='background:url(fast.gif)'>".utf8),
+                                         pageURL: BrowserURL(server.url("/article.html")))
         let naming = LocalImageNaming()
         let slow = naming.localName(for: BrowserURL(server.url("/slow.png"))!)!
         let fast = naming.localName(for: BrowserURL(server.url("/fast.gif"))!)!
-        #expect(page.fileURL.path == folder.path("cache/index.html"))
+        #expect(page.fileURL.path == folder.path("cache/" + OfflinePageLoader.defaultPageName(for: BrowserURL(server.url("/article.html")))))
         #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=\(slow)><p style='background:url(\(fast))'>")
-        #expect(loader.image(for: BrowserURL(server.url("/slow.png"))!) == nil, "not downloaded yet")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("cache/\(slow)")), "not downloaded yet")
 
         var summary: RefreshSummary?
         for await event in refreshes {
@@ -71,7 +73,7 @@ struct OfflinePageLoaderTests {
         }
         #expect(summary?.downloaded == 2)
         #expect(loader.outstandingCount == 0)
-        let image = try #require(loader.image(forLocalName: slow))
+        let image = try await loader.image(forLocalName: slow)
         #expect(image.bytes == TestImages.png(width: 3, height: 3))
         #expect(image.contentType == "image/png")
         #expect(FileManager.default.fileExists(atPath: folder.path("cache/\(fast)")))
@@ -94,7 +96,71 @@ struct OfflinePageLoaderTests {
         let name = LocalImageNaming().localName(for: BrowserURL(server.url("/docs/a.png"))!)!
         #expect(try String(contentsOf: page.fileURL, encoding: .utf8) == "<img src=imgcache://\(name)>")
         #expect(await page.downloads.value.map(\.status) == [.downloaded])
-        #expect(loader.image(forLocalName: name)?.contentType == "image/png")
+        #expect(try await loader.image(forLocalName: name).contentType == "image/png")
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("a scheme handler's request for an image still downloading is answered once it lands; a failed one with its failure; a cancelled one at once")
+    func waitingForImages() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/slow.png", .image(bytes: TestImages.png(width: 2, height: 2), contentType: "image/png", delay: .milliseconds(600)))
+        server.route("/gone.png", .status(404, body: [], contentType: "text/plain"))
+        server.route("/later.gif", .image(bytes: TestImages.gif(), contentType: "image/gif", delay: .seconds(60)))
+        let folder = try TemporaryFolder()
+        let transport = AsyncHTTPClientTransport()
+        let loader = OfflinePageLoader(store: try ImageCacheStore(directory: folder.path("cache")), transport: transport,
+                                       referenceStyle: .urlPrefix("imgcache://"), notificationCenter: nil)
+        let naming = LocalImageNaming()
+        let slow = naming.localName(for: BrowserURL(server.url("/slow.png"))!)!
+        let gone = naming.localName(for: BrowserURL(server.url("/gone.png"))!)!
+        let later = naming.localName(for: BrowserURL(server.url("/later.gif"))!)!
+        let page = try await loader.open(html: Array("<img src=slow.png><img src=gone.png><img src=later.gif>".utf8),
+                                         pageURL: BrowserURL(server.url("/page.html")))
+
+        let asked = ContinuousClock.now
+        let image = try await loader.image(forLocalName: slow)
+        #expect(image.bytes == TestImages.png(width: 2, height: 2))
+        #expect(image.contentType == "image/png")
+        #expect(ContinuousClock.now - asked >= .milliseconds(300), "answered when the download landed, not before")
+
+        await #expect(throws: OfflineImageError.downloadFailed(gone, .httpStatus(404))) { try await loader.image(forLocalName: gone) }
+        await #expect(throws: OfflineImageError.notCached("nothing.png")) { try await loader.image(forLocalName: "nothing.png") }
+
+        let waiting = Task { try await loader.image(forLocalName: later) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelled = ContinuousClock.now
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ContinuousClock.now - cancelled < .seconds(2), "the cancelled request ends at once, not with the download")
+
+        await loader.session.cancelDownloads()
+        _ = await page.downloads.value
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("pages get a file of their own by URL; their stylesheets, scripts and links stay reachable from the cache folder")
+    func distinctPagesWithAbsoluteLinks() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/blog/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        let transport = AsyncHTTPClientTransport()
+        let loader = OfflinePageLoader(store: try ImageCacheStore(directory: folder.path("cache")), transport: transport,
+                                       notificationCenter: nil)
+        let html = Array("<link rel=stylesheet href=css/site.css><script src=/js/app.js></script><a href=#top>top</a><img src=a.png>".utf8)
+        let first = try await loader.open(html: html, pageURL: BrowserURL(server.url("/blog/index.html")))
+        let second = try await loader.open(html: html, pageURL: BrowserURL(server.url("/blog/other/index.html")))
+        let again = try await loader.open(html: html, pageURL: BrowserURL(server.url("/blog/index.html#comments")))
+        #expect(first.fileURL != second.fileURL)
+        #expect(first.fileURL == again.fileURL, "the same page, whatever its fragment, is the same file")
+        #expect(first.fileURL.lastPathComponent.hasPrefix("index-"))
+        let name = LocalImageNaming().localName(for: BrowserURL(server.url("/blog/a.png"))!)!
+        #expect(try String(contentsOf: first.fileURL, encoding: .utf8)
+                == "<link rel=stylesheet href=\(server.url("/blog/css/site.css"))><script src=\(server.url("/js/app.js"))></script><a href=#top>top</a><img src=\(name)>")
+        _ = await first.downloads.value
+        _ = await second.downloads.value
+        _ = await again.downloads.value
         await transport.shutdown()
         try await server.shutdown()
     }

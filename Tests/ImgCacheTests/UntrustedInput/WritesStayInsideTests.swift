@@ -120,12 +120,12 @@ struct WritesStayInsideTests {
     }
 
     @Test("an app's page name cannot climb out of the cache folder")
-    func offlinePageName() throws {
+    func offlinePageName() async throws {
         let folder = try TemporaryFolder()
         let loader = OfflinePageLoader(store: try ImageCacheStore(directory: folder.path("cache")), transport: UnreachableTransport(),
                                        notificationCenter: nil)
         for name in ["../escape.html", "a/b.html", "..", "", "x\0y.html"] {
-            #expect(throws: FileError.self, "\(name)") { try loader.open(html: Array("<p>".utf8), pageURL: nil, pageName: name) }
+            await #expect(throws: FileError.self, "\(name)") { try await loader.open(html: Array("<p>".utf8), pageURL: nil, pageName: name) }
         }
         #expect(!FileManager.default.fileExists(atPath: folder.path("escape.html")))
     }
