@@ -126,6 +126,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CommandLine"])),
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["CommandLine"])),
                 .product(name: "Subprocess", package: "swift-subprocess", condition: .when(traits: ["CommandLine"])),
                 .product(name: "SystemPackage", package: "swift-system",
                          condition: .when(platforms: [.linux, .windows, .android, .wasi], traits: ["CommandLine"])),

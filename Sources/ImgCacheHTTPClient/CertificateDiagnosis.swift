@@ -40,8 +40,21 @@ final class CertificateDiagnosis: Sendable {
         return await task.value
     }
 
+    /// Whether a refused chain can hide a host name mismatch. With the system's trust roots on
+    /// Darwin, NIOSSL verifies through `SecTrust` with a host name policy, which reports a
+    /// certificate for another host as a chain failure (`CERTIFICATE_VERIFY_FAILED`), not as
+    /// `failedToValidateHostname`; BoringSSL on Linux tells them apart.
+    #if canImport(Darwin)
+    static let chainRefusalMayBeHostname = true
+    #else
+    static let chainRefusalMayBeHostname = false
+    #endif
+
     /// Explains a refused chain (leaf first) for `host`.
-    static func explain(_ chain: [Certificate], host: String, hostnameMismatch: Bool, now: Date) -> CertificateProblem {
+    /// - Parameter namesMayExplainChain: look at the leaf's names even when the refusal was of the
+    ///   chain (``chainRefusalMayBeHostname``; a parameter so that Linux tests run what Darwin does).
+    static func explain(_ chain: [Certificate], host: String, hostnameMismatch: Bool, now: Date,
+                        namesMayExplainChain: Bool = chainRefusalMayBeHostname) -> CertificateProblem {
         for certificate in chain {
             let whose = certificate == chain.first ? "" : " (\(name(certificate.subject)) in its chain)"
             if certificate.notValidAfter < now {
@@ -56,7 +69,7 @@ final class CertificateDiagnosis: Sendable {
                 ? CertificateProblem(.otherHost, "issued for another host name")
                 : CertificateProblem(.unverified, "not trusted (chain or dates refused)")
         }
-        if hostnameMismatch {
+        if hostnameMismatch || (namesMayExplainChain && !covers(leaf, host: host)) {
             let names = subjectNames(leaf)
             return CertificateProblem(.otherHost, names.isEmpty
                 ? "names no host (no subject alternative name)"
@@ -68,6 +81,18 @@ final class CertificateDiagnosis: Sendable {
                 : "issued by \(name(top.subject)), which is not a trusted CA")
         }
         return CertificateProblem(.untrustedIssuer, "issued by \(name(top.issuer)), which is not a trusted CA")
+    }
+
+    /// Whether a certificate's names include `host`: a DNS name equal to it (case aside), a
+    /// wildcard `*.` standing for its first label alone, or its IP address.
+    static func covers(_ certificate: Certificate, host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]."))
+        return subjectNames(certificate).contains { name in
+            let name = name.lowercased()
+            if name == host { return true }
+            guard name.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }
+            return host[host.index(after: dot)...] == name.dropFirst(2) && host[..<dot].isEmpty == false
+        }
     }
 
     /// The DNS names and IP addresses a certificate is for.

@@ -1,7 +1,9 @@
+import Foundation
 @testable import ImgCache
-import ImgCacheHTTPClient
+@testable import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
+import X509
 
 /// Certificates users meet: one from a CA they named, and the refused ones, each with a reason
 /// that names the host and the problem, nothing cached and no retry.
@@ -74,5 +76,23 @@ struct CertificateFailureTests {
         #expect(outcome.failure?.certificateProblem?.kind == .otherHost, "the kind a program acts on")
         #expect(requests == 0)
         #expect(!cached)
+    }
+
+    @Test("as on Darwin, where a chain refusal can hide a host name mismatch: a chain whose leaf is for another host is explained by its names; one for this host by its issuer")
+    func chainRefusalExplainedByNames() throws {
+        func chain(_ file: String) throws -> [Certificate] {
+            let pem = try String(contentsOfFile: TestCertificates.path(file), encoding: .utf8)
+            return try [Certificate(pemEncoded: pem)]
+        }
+        let wrongHost = try chain("wrong-host.pem")
+        let darwin = CertificateDiagnosis.explain(wrongHost, host: "127.0.0.1", hostnameMismatch: false, now: Date(), namesMayExplainChain: true)
+        #expect(darwin == CertificateProblem(.otherHost, "issued for other.example, not 127.0.0.1"))
+        let untrusted = try chain("untrusted.pem")
+        let darwinUntrusted = CertificateDiagnosis.explain(untrusted, host: "127.0.0.1", hostnameMismatch: false, now: Date(),
+                                                           namesMayExplainChain: true)
+        #expect(darwinUntrusted.kind == .untrustedIssuer, "\(darwinUntrusted)")
+        // On Linux BoringSSL tells the cases apart, and a refused chain is explained by its issuer.
+        #expect(CertificateDiagnosis.explain(wrongHost, host: "127.0.0.1", hostnameMismatch: false, now: Date(),
+                                             namesMayExplainChain: false).kind != .otherHost)
     }
 }
