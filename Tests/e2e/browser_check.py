@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Loads the page `imgcache demo` wrote in headless Chromium, offline, and checks its images.
+"""Loads the page `imgcache demo` wrote in headless Chromium, offline, and checks its images; then
+a page fetched by URL, opened from disk with its server up: its stylesheet and script come from the
+server, its images from disk.
 
 Usage: browser_check.py --imgcache BIN --missing images/gallery-5.jpg [--chromium BIN] [--work DIR]
 
@@ -245,6 +247,115 @@ class NetLog:
                 self.page_requests.append(url)
 
 
+# A page served over HTTP whose stylesheet, script and link are relative: fetched by URL, written
+# to disk and opened from there with its server still up, it must get its stylesheet and script
+# from the server and its images from disk.
+REMOTE_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Fetched by URL</title>
+<link rel="stylesheet" href="css/site.css">
+<script src="/js/app.js"></script>
+</head><body>
+<p><a href="next.html">Next</a></p>
+<img id="photo" src="img/photo.png" alt="photo">
+<div id="box" style="width: 10px; height: 10px; background-image: url('img/tile.png')"></div>
+</body></html>
+"""
+
+REMOTE_CHECK = r"""
+(async () => {
+  await new Promise(resolve => setTimeout(resolve, 200));
+  const img = document.getElementById('photo');
+  return {
+    color: getComputedStyle(document.body).color,
+    script: document.documentElement.dataset.script || null,
+    link: document.querySelector('a').href,
+    imageSrc: img.currentSrc, imageWidth: img.naturalWidth,
+    background: getComputedStyle(document.getElementById('box')).backgroundImage,
+  };
+})()
+"""
+
+
+def png(width, height):
+    """A valid RGB PNG of the given size, made with the standard library."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\0" + bytes([200, 30, 30]) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def check_page_fetched_by_url(checks, options, work):
+    """`imgcache fetch URL`: the page opened from disk, its server still up, gets its stylesheet and
+    script from the server (made absolute) and its images from disk."""
+    origin = work / "origin"
+    (origin / "blog" / "css").mkdir(parents=True, exist_ok=True)
+    (origin / "blog" / "img").mkdir(parents=True, exist_ok=True)
+    (origin / "js").mkdir(parents=True, exist_ok=True)
+    (origin / "blog" / "post.html").write_text(REMOTE_PAGE)
+    (origin / "blog" / "css" / "site.css").write_text("body { color: rgb(1, 2, 3); }\n")
+    (origin / "js" / "app.js").write_text("document.documentElement.dataset.script = 'ran';\n")
+    (origin / "blog" / "img" / "photo.png").write_bytes(png(4, 3))
+    (origin / "blog" / "img" / "tile.png").write_bytes(png(2, 2))
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(origin)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        out = work / "fetched"
+        fetch = subprocess.run([options.imgcache, "fetch", f"{base}/blog/post.html", "--out", str(out), "--quiet"],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        checks.check(fetch.returncode == 0, f"imgcache fetch of a page by URL exited {fetch.returncode} {fetch.stderr.strip()}")
+        page_url = (out / "post.html").as_uri()
+        profile = work / "profile-fetched"
+        # The browser may reach 127.0.0.1 this time: the server is up, as the page's origin would be.
+        arguments = [a for a in chromium_arguments(options.chromium, profile, work / "netlog-fetched.json")
+                     if not a.startswith(("--host-resolver-rules", "--proxy-server"))]
+        browser = DevToolsPipe(arguments, work / "chromium-fetched.log")
+        try:
+            target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            for domain in ("Page", "Network", "Runtime"):
+                browser.send(f"{domain}.enable", session=session)
+            browser.send("Page.navigate", {"url": page_url}, session=session)
+            browser.wait_for_event("Page.loadEventFired", timeout=60)
+            result = browser.send("Runtime.evaluate", {"expression": REMOTE_CHECK, "awaitPromise": True, "returnByValue": True},
+                                  session=session, timeout=60)
+            if "exceptionDetails" in result:
+                raise RuntimeError(f"the check script failed: {result['exceptionDetails']}")
+            report = result["result"]["value"]
+            requests = [e["params"]["request"]["url"] for e in browser.events
+                        if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == session]
+        finally:
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+    checks.check(report["color"] == "rgb(1, 2, 3)",
+                 f"opened from disk, the page fetched by URL gets its stylesheet from its server: body color {report['color']}")
+    checks.check(report["script"] == "ran", f"and runs its script from its server: {report['script']}")
+    checks.check(report["link"] == f"{base}/blog/next.html", f"its link leads to its server: {report['link']}")
+    checks.check(report["imageSrc"].startswith("file://") and report["imageWidth"] == 4,
+                 f"its <img> comes from disk: {report['imageSrc']} ({report['imageWidth']} px wide)")
+    checks.check('url("file://' in report["background"], f"its CSS background comes from disk: {report['background']}")
+    remote = sorted(url for url in requests if url.startswith("http"))
+    checks.check(remote == sorted([f"{base}/blog/css/site.css", f"{base}/js/app.js"]),
+                 f"the only requests to the server are the stylesheet and the script: {remote}")
+
+
 def run_demo(checks, imgcache, out):
     """`imgcache demo --out OUT`: must exit 0 and say that one image is missing by design."""
     started = time.monotonic()
@@ -269,6 +380,12 @@ def main():
         check_everything(checks, options)
     except Exception as error:  # a crash is a failed check, and the summary line still comes last
         checks.check(False, f"the check could not finish: {type(error).__name__}: {error}")
+    try:
+        work = pathlib.Path(options.work or tempfile.mkdtemp(prefix="imgcache-browser-")).resolve()
+        work.mkdir(parents=True, exist_ok=True)
+        check_page_fetched_by_url(checks, options, work)
+    except Exception as error:
+        checks.check(False, f"the check of a page fetched by URL could not finish: {type(error).__name__}: {error}")
     print(f"browser check took {time.monotonic() - started:.1f} s")
     print(f"{checks.passed} passed, {checks.failed} failed")
     return 1 if checks.failed else 0
