@@ -39,25 +39,26 @@ package struct SiteTree: Sendable {
         }
         self.root = root
         self.baseURL = baseURL.map(Self.folderURL)
-        // The enumerator gives each file's path relative to the root itself: comparing absolute
-        // paths as strings loses files where one side went through `resolvingSymlinksInPath`,
-        // which drops Darwin's `/private` (`/var/…`, `/tmp/…`, app containers) and the other did not.
+        // A file's path inside the folder is the enumerator's URL less the root's components, as
+        // the enumerator built it from the root: comparing absolute paths as strings lost files
+        // where one side went through a step that drops Darwin's `/private` (`/var/…`, `/tmp/…`,
+        // app containers) and the other did not.
         let rootURL = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath()
         let excluded = Set(excluding.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path })
-        guard let enumerator = FileManager.default.enumerator(atPath: rootURL.path) else {
-            throw FileError(path: root, reason: "cannot list the folder")
-        }
+        guard let enumerator = FileManager.default.enumerator(
+            at: rootURL, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey], options: [.skipsHiddenFiles])
+        else { throw FileError(path: root, reason: "cannot list the folder") }
+        let rootDepth = rootURL.pathComponents.count
         var files: [File] = []
-        while let relative = enumerator.nextObject() as? String {
-            let type = enumerator.fileAttributes?[.type] as? FileAttributeType
-            let isHidden = (relative as NSString).lastPathComponent.hasPrefix(".")
-            if type == .typeDirectory {
-                if isHidden || excluded.contains(rootURL.appendingPathComponent(relative).resolvingSymlinksInPath().path) {
-                    enumerator.skipDescendants()
-                }
+        for case let url as URL in enumerator {
+            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isDirectoryKey])
+            if values?.isDirectory == true {
+                if excluded.contains(url.resolvingSymlinksInPath().path) { enumerator.skipDescendants() }
                 continue
             }
-            guard type == .typeRegular, !isHidden else { continue }
+            let components = url.pathComponents
+            guard values?.isRegularFile == true, components.count > rootDepth else { continue }
+            let relative = components[rootDepth...].joined(separator: "/")
             files.append(File(relativePath: relative, kind: Self.kind(ofPath: relative)))
         }
         files.sort { $0.relativePath < $1.relativePath }
