@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "ImgCacheHTTPClient", targets: ["ImgCacheHTTPClient"]),
         .library(name: "ImgCacheURLSession", targets: ["ImgCacheURLSession"]),
         .executable(name: "imgcache", targets: ["imgcache"]),
+        // `swift package localize-images …`: `imgcache fetch` as a command of the package that uses it.
+        .plugin(name: "LocalizeImages", targets: ["LocalizeImages"]),
     ],
     // What an app that wants only ImgCache and ImgCacheURLSession turns off with `traits: []` on
     // its `.package` line: SwiftPM then neither resolves nor builds SwiftNIO, AsyncHTTPClient,
@@ -117,6 +119,17 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: .when(traits: ["CommandLine"])),
             ],
             swiftSettings: strictSettings
+        ),
+        .plugin(
+            name: "LocalizeImages",
+            capability: .command(
+                intent: .custom(verb: "localize-images",
+                                description: "Localise the images of pages and site folders (imgcache fetch, same arguments)"),
+                permissions: [
+                    .writeToPackageDirectory(reason: "imgcache writes the localised pages and the images' cache folder"),
+                    .allowNetworkConnections(scope: .all(), reason: "imgcache downloads the images the pages refer to"),
+                ]),
+            dependencies: ["imgcache"]
         ),
         .testTarget(
             name: "ImgCacheTests",
