@@ -276,6 +276,28 @@ REMOTE_CHECK = r"""
 """
 
 
+def open_and_check(arguments, log_path, page_url, expression):
+    """Starts Chromium with `arguments`, loads `page_url` in a new tab, and evaluates `expression`
+    there once it has loaded. Returns what the expression returned and the URLs the page requested."""
+    browser = DevToolsPipe(arguments, log_path)
+    try:
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Network", "Runtime"):
+            browser.send(f"{domain}.enable", session=session)
+        browser.send("Page.navigate", {"url": page_url}, session=session)
+        browser.wait_for_event("Page.loadEventFired", timeout=60)
+        result = browser.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True},
+                              session=session, timeout=60)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"the check script failed: {result['exceptionDetails']}")
+        requests = [e["params"]["request"]["url"] for e in browser.events
+                    if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == session]
+        return result["result"]["value"], requests
+    finally:
+        browser.close()
+
+
 def png(width, height):
     """A valid RGB PNG of the given size, made with the standard library."""
     import struct
@@ -323,23 +345,7 @@ def check_page_fetched_by_url(checks, options, work):
         # The browser may reach 127.0.0.1 this time: the server is up, as the page's origin would be.
         arguments = [a for a in chromium_arguments(options.chromium, profile, work / "netlog-fetched.json")
                      if not a.startswith(("--host-resolver-rules", "--proxy-server"))]
-        browser = DevToolsPipe(arguments, work / "chromium-fetched.log")
-        try:
-            target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-            session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            for domain in ("Page", "Network", "Runtime"):
-                browser.send(f"{domain}.enable", session=session)
-            browser.send("Page.navigate", {"url": page_url}, session=session)
-            browser.wait_for_event("Page.loadEventFired", timeout=60)
-            result = browser.send("Runtime.evaluate", {"expression": REMOTE_CHECK, "awaitPromise": True, "returnByValue": True},
-                                  session=session, timeout=60)
-            if "exceptionDetails" in result:
-                raise RuntimeError(f"the check script failed: {result['exceptionDetails']}")
-            report = result["result"]["value"]
-            requests = [e["params"]["request"]["url"] for e in browser.events
-                        if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == session]
-        finally:
-            browser.close()
+        report, requests = open_and_check(arguments, work / "chromium-fetched.log", page_url, REMOTE_CHECK)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -414,23 +420,8 @@ def check_everything(checks, options):
     missing_urls = {url for url, e in expected.items() if e["status"] == "failed"}
 
     net_log = work / "netlog.json"
-    browser = DevToolsPipe(chromium_arguments(options.chromium, work / "profile", net_log), work / "chromium.log")
-    try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Network", "Runtime"):
-            browser.send(f"{domain}.enable", session=session)
-        browser.send("Page.navigate", {"url": page_url}, session=session)
-        browser.wait_for_event("Page.loadEventFired", timeout=60)
-        result = browser.send("Runtime.evaluate", {"expression": PAGE_CHECK, "awaitPromise": True, "returnByValue": True},
-                              session=session, timeout=60)
-        if "exceptionDetails" in result:
-            raise RuntimeError(f"the check script failed: {result['exceptionDetails']}")
-        report = result["result"]["value"]
-        requests = [e["params"]["request"]["url"] for e in browser.events
-                    if e.get("method") == "Network.requestWillBeSent" and e.get("sessionId") == session]
-    finally:
-        browser.close()
+    report, requests = open_and_check(chromium_arguments(options.chromium, work / "profile", net_log), work / "chromium.log",
+                                      page_url, PAGE_CHECK)
 
     print(f"page: {report['baseURI']} ({report['title']})")
 
