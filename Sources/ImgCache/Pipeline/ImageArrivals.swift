@@ -2,16 +2,22 @@
 /// downloading (a web view's custom URL scheme asking for it) can wait for it and be answered
 /// late, instead of failing at once: WebKit does not ask again.
 ///
-/// Fed by the downloader's outcomes. A download that succeeded leaves nothing behind (the cache
-/// has the image); one that failed is remembered, so that a request arriving after it is answered
-/// with the failure instead of waiting for nothing.
+/// A wait ends with the first outcome the downloader announces for its URL, and at the latest when
+/// every page that expects the URL has its downloads back: a page's `fetchAll` answers every URL
+/// it was given, also those that shared another page's download, were refused or were cancelled,
+/// which send no event of their own. So no wait outlives the downloads it waits for.
+///
+/// Outcomes are kept while a page still expects their URL (a request that arrives just after the
+/// event is answered at once); failures are kept after that too, so that a request arriving after
+/// one is answered with the failure instead of waiting for nothing.
 final class ImageArrivals: Sendable {
     private struct State {
-        /// URLs (without fragment) whose fetch is to come or under way, with how many fetches.
+        /// URLs (without fragment) with how many pages are downloading them now.
         var expected: [String: Int] = [:]
-        /// The URL a local name stands for, for every image a page was rewritten to.
+        /// The URL (without fragment) a local name stands for, for every image a page was rewritten to.
         var urlsByName: [String: String] = [:]
-        var failures: [String: DownloadOutcome] = [:]
+        /// The outcome of each URL's latest fetch: while a page expects it, and failures after that.
+        var outcomes: [String: DownloadOutcome] = [:]
         var waiters: [String: [Int: CheckedContinuation<Arrival, Never>]] = [:]
         var nextWaiter = 0
     }
@@ -28,19 +34,23 @@ final class ImageArrivals: Sendable {
 
     private let state = ThreadLocked(State())
 
-    /// Records fetches about to start; `localNames` are the names pages now use for some of them.
-    func expect(_ urls: [BrowserURL], localNames: [(localName: String, url: String)]) {
+    /// Records a page's fetches about to start; `localNames` are the names the page now uses for
+    /// some of them. Returns the keys to hand to ``pageFinished(_:outcomes:)`` once its
+    /// downloads are back.
+    func expect(_ urls: [BrowserURL], localNames: [(localName: String, url: BrowserURL)]) -> Set<String> {
+        let keys = Set(urls.map(\.serializedWithoutFragment))
         state.withLock { state in
-            for url in urls {
-                let key = url.serializedWithoutFragment
+            for key in keys {
                 state.expected[key, default: 0] += 1
-                state.failures[key] = nil
+                state.outcomes[key] = nil
             }
-            for (name, url) in localNames { state.urlsByName[name] = url }
+            for (name, url) in localNames { state.urlsByName[name] = url.serializedWithoutFragment }
         }
+        return keys
     }
 
-    /// The URL a page's local name stands for, if a page of this session was rewritten to it.
+    /// The URL (without fragment) a page's local name stands for, if a page of this session was
+    /// rewritten to it.
     func url(forLocalName name: String) -> String? {
         state.withLock { $0.urlsByName[name] }
     }
@@ -53,16 +63,38 @@ final class ImageArrivals: Sendable {
         case .started, .refresh: return
         }
         let waiting: [CheckedContinuation<Arrival, Never>] = state.withLock { state in
-            guard let count = state.expected[outcome.url] else { return [] }
-            state.expected[outcome.url] = count > 1 ? count - 1 : nil
-            if outcome.status == .failed { state.failures[outcome.url] = outcome }
+            guard state.expected[outcome.url] != nil else { return [] }
+            state.outcomes[outcome.url] = outcome
             return state.waiters.removeValue(forKey: outcome.url).map { Array($0.values) } ?? []
         }
         for waiter in waiting { waiter.resume(returning: .settled(outcome)) }
     }
 
+    /// A page's downloads are back: `keys` from ``expect(_:localNames:)``, `outcomes` what its
+    /// `fetchAll` answered. Ends the waits for the URLs no other page is still downloading.
+    func pageFinished(_ keys: Set<String>, outcomes: [DownloadOutcome]) {
+        let answered = Dictionary(outcomes.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+        var woken: [(CheckedContinuation<Arrival, Never>, Arrival)] = []
+        state.withLock { state in
+            for key in keys {
+                if state.outcomes[key] == nil, let outcome = answered[key] { state.outcomes[key] = outcome }
+                guard let count = state.expected[key] else { continue }
+                if count > 1 {
+                    state.expected[key] = count - 1
+                    continue
+                }
+                state.expected[key] = nil
+                let outcome = state.outcomes[key]
+                if outcome?.status != .failed { state.outcomes[key] = nil }
+                let arrival = outcome.map(Arrival.settled) ?? .nothingExpected
+                for waiter in state.waiters.removeValue(forKey: key)?.values ?? [:].values { woken.append((waiter, arrival)) }
+            }
+        }
+        for (waiter, arrival) in woken { waiter.resume(returning: arrival) }
+    }
+
     /// Waits for the outcome of the fetch of `url` (without fragment) when one is to come or
-    /// under way; at once with a failure that ended it, or with `.nothingExpected`.
+    /// under way; at once with an outcome already known, or with `.nothingExpected`.
     func arrival(of url: String) async -> Arrival {
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
@@ -72,11 +104,10 @@ final class ImageArrivals: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Arrival, Never>) in
                 let now: Arrival? = state.withLock { state in
                     if Task.isCancelled { return .cancelled }
-                    if state.expected[url] != nil {
-                        state.waiters[url, default: [:]][id] = continuation
-                        return nil
-                    }
-                    return state.failures[url].map(Arrival.settled) ?? .nothingExpected
+                    if let outcome = state.outcomes[url] { return .settled(outcome) }
+                    guard state.expected[url] != nil else { return .nothingExpected }
+                    state.waiters[url, default: [:]][id] = continuation
+                    return nil
                 }
                 if let now { continuation.resume(returning: now) }
             }

@@ -64,6 +64,10 @@ public final class OfflinePageLoader: Sendable {
     /// ``RewriteOptions/otherURLs`` says `.asWritten`): opened from the cache folder, the page
     /// still loads its stylesheets and scripts from the web, and its links lead there.
     /// - Parameters:
+    ///   - html: the page's bytes, in whatever encoding it declares.
+    ///   - pageURL: where the page was served from: the base of its relative URLs (nil: they stay
+    ///     as written, and images with relative URLs are not fetched).
+    ///   - transportEncodingLabel: the charset of the response's `Content-Type`, if there was one.
     ///   - pageName: the file name in the cache folder; by default one of its own for each URL
     ///     (``defaultPageName(for:)``), so that pages do not overwrite each other.
     /// - Throws: `FileError` when the page cannot be written, or `pageName` is not a plain file
@@ -86,8 +90,9 @@ public final class OfflinePageLoader: Sendable {
             return prepared
         }
         let imageURLs = prepared.imageURLs()
-        session.arrivals.expect(imageURLs, localNames: prepared.firstRewrite.references.compactMap { reference in
-            guard reference.rewritten, let name = reference.localName, let url = reference.url else { return nil }
+        let arrivals = session.arrivals
+        let expected = arrivals.expect(imageURLs, localNames: prepared.firstRewrite.references.compactMap { reference in
+            guard reference.rewritten, let name = reference.localName, let url = reference.url.flatMap({ BrowserURL($0) }) else { return nil }
             return (name, url)
         })
         // The images named by their bytes: the page is written again once they are in, and the
@@ -95,6 +100,7 @@ public final class OfflinePageLoader: Sendable {
         let hold = prepared.awaitsTypes ? session.notifier.hold() : nil
         let downloads = Task {
             let results = await session.downloader.fetchAll(imageURLs)
+            arrivals.pageFinished(expected, outcomes: results)
             guard let hold else { return results }
             var written: String?
             if let rewritten = prepared.namingTypedImages(from: results),

@@ -140,6 +140,52 @@ struct OfflinePageLoaderTests {
         try await server.shutdown()
     }
 
+    @Test("a request that waits ends with the download: a failure while it waits, an image named with a fragment, a download two pages share")
+    func waitsEndWithTheirDownloads() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/failing.png", .status(404, body: [], contentType: "text/plain", delay: .milliseconds(500)))
+        server.route("/sprite.png", .image(bytes: TestImages.png(width: 3, height: 1), contentType: "image/png", delay: .milliseconds(1_500)))
+        server.route("/shared.gif", .status(410, body: [], contentType: "text/plain", delay: .milliseconds(700)))
+        let folder = try TemporaryFolder()
+        let transport = AsyncHTTPClientTransport()
+        let loader = OfflinePageLoader(store: try ImageCacheStore(directory: folder.path("cache")), transport: transport,
+                                       referenceStyle: .urlPrefix("imgcache://"), notificationCenter: nil)
+        let naming = LocalImageNaming()
+        func name(_ path: String) -> String { naming.localName(for: BrowserURL(server.url(path))!)! }
+
+        let first = try await loader.open(html: Array("<img src=failing.png><img src='sprite.png#icon'><img src=shared.gif>".utf8),
+                                          pageURL: BrowserURL(server.url("/one.html")))
+        // A second page asks for the same image while the first page's download of it runs: it
+        // shares that download, and gets no event of its own for it.
+        let second = try await loader.open(html: Array("<img src=shared.gif>".utf8), pageURL: BrowserURL(server.url("/two.html")))
+        let page = try String(contentsOf: first.fileURL, encoding: .utf8)
+        #expect(page.contains("imgcache://\(name("/sprite.png"))"), "the fragment is not part of the local name: \(page)")
+
+        let asked = ContinuousClock.now
+        await #expect(throws: OfflineImageError.downloadFailed(name("/failing.png"), .httpStatus(404))) {
+            try await loader.image(forLocalName: name("/failing.png"))
+        }
+        #expect(ContinuousClock.now - asked >= .milliseconds(250), "the request waited for the download that failed")
+        #expect(try await loader.image(forLocalName: name("/sprite.png")).bytes == TestImages.png(width: 3, height: 1))
+
+        let whileDownloading = Task { try await loader.image(forLocalName: name("/shared.gif")) }
+        _ = await first.downloads.value
+        _ = await second.downloads.value
+        await #expect(throws: OfflineImageError.downloadFailed(name("/shared.gif"), .httpStatus(410))) { try await whileDownloading.value }
+        // Asked again once both pages have their downloads back: the failure, at once (it waited
+        // for ever when the second page's share of the download was still counted as to come).
+        let afterwards = Task { try await loader.image(forLocalName: name("/shared.gif")) }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(10))
+            afterwards.cancel()
+        }
+        await #expect(throws: OfflineImageError.downloadFailed(name("/shared.gif"), .httpStatus(410))) { try await afterwards.value }
+        timeout.cancel()
+
+        await transport.shutdown()
+        try await server.shutdown()
+    }
+
     @Test("pages get a file of their own by URL; their stylesheets, scripts and links stay reachable from the cache folder")
     func distinctPagesWithAbsoluteLinks() async throws {
         let server = try await TestImageServer.start()
