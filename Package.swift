@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -148,3 +148,9 @@ let package = Package(
         ),
     ]
 )
+
+// The documentation build (`IMGCACHE_DOCS=1 swift package generate-documentation --target ImgCache`,
+// a step of CI) adds swift-docc-plugin; an app that uses the package never resolves it.
+if Context.environment["IMGCACHE_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

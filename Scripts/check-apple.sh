@@ -34,9 +34,9 @@ done
 # An app's view: a package that depends on imgcache with its traits off, as an app target would.
 app=$(mktemp -d "${TMPDIR:-/tmp}/imgcache-app.XXXXXX")
 trap 'rm -rf "$app"' EXIT
-mkdir -p "$app/Sources/App" "$app/Sources/AppPages"
+mkdir -p "$app/Sources/App" "$app/Sources/AppPages" "$app/Tests/AppPagesTests"
 cat > "$app/Package.swift" <<SWIFT
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 let package = Package(
     name: "App",
@@ -48,6 +48,9 @@ let package = Package(
             .product(name: "ImgCacheURLSession", package: "imgcache"),
         ]),
         .executableTarget(name: "App", dependencies: ["AppPages"]),
+        // Built for the iOS Simulator below: a test bundle is linked, so a library that the
+        // SDK's libxml2 or iconv module leaves unlinked shows up there as undefined symbols.
+        .testTarget(name: "AppPagesTests", dependencies: ["AppPages"]),
     ]
 )
 SWIFT
@@ -68,10 +71,21 @@ cat > "$app/Sources/App/main.swift" <<'SWIFT'
 import AppPages
 print(try await openPage())
 SWIFT
+cat > "$app/Tests/AppPagesTests/AppPagesTests.swift" <<'SWIFT'
+import Testing
+import AppPages
+
+@Test func opensAPage() async throws {
+    #expect(try await openPage().contains("https://example.com/blog/a.css"))
+}
+SWIFT
 step "an app with traits off resolves no NIO" bash -c "cd '$app' && swift package resolve && ! swift package show-dependencies | grep -q swift-nio"
 step "an app with traits off builds and runs" bash -c "cd '$app' && swift run App"
 step "the app's package for an iOS Simulator" \
     bash -c "cd '$app' && xcodebuild build -quiet -scheme AppPages -destination 'generic/platform=iOS Simulator'"
+# Linked, not only compiled: the test bundle for the simulator (the package's scheme, App-Package).
+step "the app's test bundle linked for an iOS Simulator" \
+    bash -c "cd '$app' && xcodebuild build-for-testing -quiet -scheme App-Package -destination 'generic/platform=iOS Simulator'"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
