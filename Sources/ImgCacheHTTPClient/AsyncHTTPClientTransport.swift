@@ -15,7 +15,7 @@ import Darwin
 /// HTTPS offers HTTP/2 through ALPN and falls back to HTTP/1.1; each response reports the version
 /// it came over, so that the downloader multiplexes many requests on an HTTP/2 connection and
 /// keeps to a few connections for HTTP/1.1. Certificates are verified in full (chain, dates, host
-/// name) against ``CertificateTrust``; a refused one fails with ``TransportError/certificate(host:reason:)``
+/// name) against ``CertificateTrust``; a refused one fails with ``TransportError/certificate(host:problem:)``
 /// saying what is wrong with it.
 ///
 /// Redirects are not followed, the body is streamed and counted against `maxBytes` as it arrives
@@ -63,7 +63,10 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     ///
     /// - Parameters:
     ///   - trust: the CAs server certificates may chain to, e.g. `.fromEnvironment(adding: ["corp-ca.pem"])`.
-    ///   - proxy, connectTimeout, readTimeout, maxConnectionsPerHost: as in ``init(proxy:connectTimeout:readTimeout:maxConnectionsPerHost:)``.
+    ///   - proxy: as in ``init(proxy:connectTimeout:readTimeout:maxConnectionsPerHost:)``.
+    ///   - connectTimeout: as there.
+    ///   - readTimeout: as there.
+    ///   - maxConnectionsPerHost: as there.
     /// - Throws: ``CertificateTrustError`` when a CA file or folder cannot be read or holds no certificate.
     public convenience init(
         trust: CertificateTrust,

@@ -6,9 +6,9 @@ public struct CacheStats: Sendable, Equatable {
     public var entryCount: Int
     /// Their image bytes, added up (the index file is not counted).
     public var totalBytes: Int
-    /// The earliest ``CacheEntryMetadata/fetchedAt``, or nil when the cache is empty.
+    /// The earliest ``CachedImage/fetchedAt``, or nil when the cache is empty.
     public var oldestFetchedAt: Date?
-    /// The latest ``CacheEntryMetadata/fetchedAt``, or nil when the cache is empty.
+    /// The latest ``CachedImage/fetchedAt``, or nil when the cache is empty.
     public var newestFetchedAt: Date?
 
     /// Creates a summary.

@@ -32,7 +32,7 @@ extension ImageCacheStore {
     ///   time; an entry that only fails the latter two is hashed, and kept with an updated
     ///   record if its bytes are intact),
     /// - images the index has no record of, and records whose image is gone,
-    /// - temporary files older than ``abandonedTemporaryFileAge`` at `now`, left by killed
+    /// - temporary files older than `abandonedTemporaryFileAge` at `now`, left by killed
     ///   processes,
     /// then evicts least-recently-used entries while over ``CachePolicy/maxTotalBytes``, and
     /// rewrites the index as a snapshot of what is left.

@@ -18,7 +18,9 @@ extension ImageCacheStore {
     /// - Parameters:
     ///   - bytes: the image exactly as received.
     ///   - url: the image's URL; its fragment is ignored.
-    ///   - contentType, etag, lastModified: the response headers, verbatim, if present.
+    ///   - contentType: the response's `Content-Type`, verbatim, if present.
+    ///   - etag: its `ETag`, verbatim, if present.
+    ///   - lastModified: its `Last-Modified`, verbatim, if present.
     ///   - now: the fetch time, recorded as both `fetchedAt` and `lastUsedAt`.
     /// - Returns: the metadata written.
     /// - Throws: ``ImageCacheError/noLocalName(url:)`` for a URL the naming cannot name;

@@ -19,7 +19,7 @@ public import Foundation
 /// ## Consistency
 /// - Every image is written to a file without its name (an unnamed `O_TMPFILE` on Linux, a hidden
 ///   temporary file elsewhere) in its own folder, then linked or renamed to its name in one step
-///   (``StagedImageFile``), so a reader sees a whole old file or a whole new one, never a partial
+///   (`StagedImageFile`), so a reader sees a whole old file or a whole new one, never a partial
 ///   image.
 /// - The index records each image's size, inode and modification time. An image and its record
 ///   are written one after the other, so they can briefly disagree (another process is between
@@ -28,7 +28,7 @@ public import Foundation
 /// - Changes to entries, eviction, `prune` and `clear` run under an exclusive `flock` on
 ///   `.imgcache.lock`, so processes never evict or clear underneath each other's writes. Reads
 ///   take no lock (a lookup takes it only to record a refreshed fingerprint; see
-///   ``lookup(_:now:)``).
+///   `lookup(_:now:)`).
 ///
 /// Thread-safe. Every method does blocking file I/O: call it from a thread of your own or a
 /// dispatch queue, not from the Swift concurrency cooperative pool.
@@ -195,7 +195,7 @@ public final class ImageCacheStore: Sendable {
         return lookup(localName: localName, url: url.serializedWithoutFragment, recorded: metadata(for: localName), now: now)
     }
 
-    /// ``lookup(_:now:)`` for an entry whose record was already read.
+    /// `lookup(_:now:)` for an entry whose record was already read.
     func lookup(localName: String, url: String, recorded: CacheEntryMetadata?, now: Date) -> CacheLookup {
         guard let metadata = intactMetadata(recorded, url: url) else { return .missing }
         return policy.isStale(fetchedAt: metadata.fetchedAt, now: now) ? .stale(metadata) : .fresh(metadata)

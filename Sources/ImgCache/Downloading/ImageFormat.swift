@@ -3,7 +3,18 @@ import Foundation
 /// Image formats recognised by their first bytes, so that an HTML error page served with
 /// `200 OK` for `logo.png` is never cached as an image.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
-    case jpeg, png, gif, webp, avif, svg
+    /// JPEG (`FF D8 FF`).
+    case jpeg
+    /// PNG (its 8-byte signature).
+    case png
+    /// GIF (`GIF87a` or `GIF89a`).
+    case gif
+    /// WebP (a RIFF container of type `WEBP`).
+    case webp
+    /// AVIF (an ISO media file whose brand is `avif` or `avis`).
+    case avif
+    /// SVG (XML text whose root element is `svg`).
+    case svg
 
     /// The formats accepted when images have these extensions: JPEG, PNG and GIF always,
     /// WebP, AVIF and SVG only when their extension is enabled.

@@ -3,7 +3,7 @@ public import Foundation
 /// Which HTTP proxy, if any, a request goes through.
 ///
 /// Built from the conventional environment variables (``fromEnvironment(_:)``) or from one proxy
-/// given on the command line (``init(proxy:)``), then asked per URL (``proxy(for:)``) because
+/// given on the command line (``init(proxy:)``), then asked per URL (`proxy(for:)`) because
 /// `no_proxy` exempts some hosts. Only plain-HTTP proxies are supported: `https` URLs reach them
 /// through a `CONNECT` tunnel. Credentials in a proxy URL are ignored.
 public struct ProxySettings: Sendable, Hashable {
@@ -51,7 +51,7 @@ public struct ProxySettings: Sendable, Hashable {
     /// Reads `http_proxy`, `https_proxy` and `no_proxy` (the lowercase name wins over the
     /// uppercase one, as in curl; an empty value counts as unset). A value that cannot be parsed
     /// means no proxy for that scheme. `no_proxy` is a comma-separated list: see
-    /// ``proxy(for:)`` for how entries match.
+    /// `proxy(for:)` for how entries match.
     public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> ProxySettings {
         func value(_ name: String) -> String? {
             for key in [name.lowercased(), name.uppercased()] {

@@ -3,7 +3,7 @@
 ///
 /// Single-byte encodings, UTF-8, UTF-16 and x-user-defined are done here from the standard's
 /// indexes; the CJK encodings and ISO-2022-JP go through iconv, with the few corrections that make
-/// glibc behave like a browser (see ``LegacyRules``).
+/// glibc behave like a browser (see `LegacyRules`).
 @_spi(Fuzzing) public enum TextCodec {
     /// Decodes `bytes` as a browser would. A byte order mark is not stripped: callers slice it off
     /// with ``SniffedEncoding/byteOrderMarkLength``.
@@ -17,7 +17,7 @@
     /// "&#NNNN;" (decimal) before percent-encoding happens elsewhere. Returns raw bytes.
     ///
     /// As in the URL Standard's "get an output encoding", UTF-16BE/LE and replacement encode as
-    /// UTF-8: a browser never puts UTF-16 into a URL. Use ``transcodeFromUTF8(_:to:)`` for real UTF-16.
+    /// UTF-8: a browser never puts UTF-16 into a URL. Use `transcodeFromUTF8(_:to:)` for real UTF-16.
     @_spi(Fuzzing) public static func encode(_ string: String, to encoding: HTMLEncoding) -> [UInt8] {
         switch encoding.kind {
         case .utf8, .utf16LE, .utf16BE, .replacement:

@@ -2,7 +2,7 @@ package import Foundation
 
 /// Tells a page viewer when to reload: once the images being downloaded are in.
 ///
-/// Give it every ``ImageEvent`` of an ``ImageDownloader`` (pass ``record(_:)`` as the
+/// Give it every ``ImageEvent`` of an `ImageDownloader` (pass `record(_:)` as the
 /// downloader's `onEvent`; a ``LocalizationSession`` does this for you); it follows the network
 /// requests under way and fires a ``ImageEvent/refresh(_:)`` with a ``RefreshSummary``:
 ///
@@ -23,13 +23,13 @@ package import Foundation
 ///   than that after the burst's first network request or the previous refresh: during a long
 ///   stream of downloads a ``RefreshReason/maxWait`` progress refresh fires every `maxWait`,
 ///   whether or not requests are under way, so the viewer can show progress.
-/// - **Declared end.** After ``finishInput()`` the debounce is not waited out: the refresh fires
+/// - **Declared end.** After `finishInput()` the debounce is not waited out: the refresh fires
 ///   as soon as nothing is under way (at once when nothing is and something was downloaded since
 ///   the last refresh). Then the notifier is *finished*: event streams end, waiters return, and
 ///   later events are ignored.
 ///
 /// The number of images outstanding (queued for the network or in flight) is the downloader's
-/// ``ImageDownloader/outstandingCount``; the notifier only follows the requests it hears of.
+/// `ImageDownloader.outstandingCount`; the notifier only follows the requests it hears of.
 ///
 /// Events reach you three ways, in the same order: the `onEvent` callback, any number of
 /// ``events()`` streams, and — for refreshes only — an `Notification.Name.imgcacheRefresh`
@@ -37,7 +37,7 @@ package import Foundation
 /// the notification center before the next one, on whichever thread recorded or fired it. Keep the
 /// callback and the notification observers short, and hop to the main actor for UI work.
 ///
-/// Thread-safe: ``record(_:)`` may be called from any number of threads at once. The state is
+/// Thread-safe: `record(_:)` may be called from any number of threads at once. The state is
 /// guarded by a lock that is never held while your code runs; the debounce timer is a task
 /// sleeping on the injected clock.
 public final class RefreshNotifier: Sendable {
@@ -95,7 +95,7 @@ public final class RefreshNotifier: Sendable {
     // MARK: - Input
 
     /// Records what the downloader did. Safe from any thread; ignored once the notifier has
-    /// finished (see ``finishInput()``). A `refresh` event is the notifier's own and is ignored.
+    /// finished (see `finishInput()`). A `refresh` event is the notifier's own and is ignored.
     ///
     /// A `finished` or `failed` event is matched with a `started` one for the same URL; one with no
     /// `started` (a cache hit, a skipped host, an unusable URL) is counted but ends no request.
@@ -180,7 +180,7 @@ public final class RefreshNotifier: Sendable {
         }
     }
 
-    /// ``finishInput()``, then waits until the notifier has finished; returns the summary of the
+    /// `finishInput()`, then waits until the notifier has finished; returns the summary of the
     /// refresh fired after the call (`nil` when nothing had been downloaded since the last refresh,
     /// or when the waiting task is cancelled first).
     package func finishInputAndWait() async -> RefreshSummary? {
@@ -229,7 +229,7 @@ public final class RefreshNotifier: Sendable {
     /// The summary of the most recent refresh, if any.
     public var lastRefresh: RefreshSummary? { state.withLock { $0.lastRefresh } }
 
-    /// Whether ``finishInput()`` was called and everything it waited for is done.
+    /// Whether `finishInput()` was called and everything it waited for is done.
     package var isFinished: Bool { state.withLock { $0.closed } }
 
     /// Tasks waiting in ``waitUntilIdle()`` or ``waitForRefresh()`` (for tests).

@@ -45,7 +45,7 @@ public enum RefreshReason: String, Sendable, Codable, Hashable {
     /// The maximum wait ran out while the burst was still going: a progress refresh. Downloads
     /// may still be outstanding (see ``RefreshSummary/outstanding``); another refresh follows.
     case maxWait
-    /// The caller declared that no more work will come (``RefreshNotifier/finishInput()``) and
+    /// The caller declared that no more work will come (`RefreshNotifier.finishInput()`) and
     /// nothing was outstanding any more, so the debounce was not waited out.
     case inputFinished
 }

@@ -134,6 +134,10 @@ public final class LocalizationSession: Sendable {
     /// rewritten copy to ``LocalizationInput/output``, atomically. It refers to the cache by the
     /// path from its own folder (unless the reference style is a URL prefix).
     /// - Parameters:
+    ///   - input: the page or stylesheet, where it comes from and where its copy goes.
+    ///   - mode: `.build` writes the copy once the downloads are settled, with the images that
+    ///     are in the cache; `.live` writes it at once, every image local, and again when images
+    ///     named by their bytes come in.
     ///   - referringEncoding: for a stylesheet that declares no encoding and is not ASCII, the
     ///     encoding of a page linking it (asked only then, since finding it may mean waiting).
     ///   - imagesFound: told how many distinct images the file has, before any is fetched.

@@ -8,8 +8,8 @@ internal import CLibXML2  // pkg-config's libxml-2.0
 /// path, leaving every other byte as it was.
 ///
 /// It works in two pure phases, so that a pipeline can ask the cache and the network in between:
-/// ``scan(_:as:url:transportCharset:site:)`` reads the document (its encoding, its references,
-/// what the markup alone decides about each) and ``render(_:availability:)`` splices the local
+/// `scan(_:as:url:transportCharset:site:)` reads the document (its encoding, its references,
+/// what the markup alone decides about each) and `render(_:availability:)` splices the local
 /// paths of the images that are available. ``rewrite(_:pageURL:)`` does both at once.
 ///
 /// Synchronous, no I/O, no shared state: safe to call from any thread at once.

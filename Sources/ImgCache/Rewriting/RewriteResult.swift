@@ -21,7 +21,7 @@ public struct RewriteResult: Sendable {
         }
     }
 
-    /// Writes ``bytes`` to the file at `path` as a whole file or not at all (see ``AtomicFile``),
+    /// Writes ``bytes`` to the file at `path` as a whole file or not at all (see `AtomicFile`),
     /// in pieces, never holding the whole page.
     /// - Throws: `FileError` naming the path when the folder cannot be made or a write fails.
     public func write(toFile path: String) throws {

@@ -4,7 +4,9 @@
 public enum RewriteWarning: Sendable, Hashable, CustomStringConvertible {
     /// The kind of document a warning is about.
     public enum Document: String, Sendable, Hashable {
+        /// An HTML page.
         case page
+        /// A CSS stylesheet.
         case stylesheet
     }
 

@@ -21,6 +21,9 @@ extension LocalizationSession {
     /// written as soon as its own images are settled. Site files are copied meanwhile. A
     /// stylesheet that declares no encoding is read in the encoding of a page that links it.
     /// - Parameters:
+    ///   - plan: the pages, stylesheets and site files, and where their copies go.
+    ///   - mode: `.build` or `.live`, as for one file.
+    ///   - filesAtOnce: how many files are read and rewritten at once (`--parallel`).
     ///   - imagesFound: told how many distinct images a file has, before any is fetched.
     ///   - written: told each time a file has been written.
     public func localize(
