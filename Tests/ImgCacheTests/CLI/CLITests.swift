@@ -23,6 +23,21 @@ struct CLITests {
         #expect(outcome.stdout.text == "<img src='imgcache://\(LocalImageNaming().localName(for: BrowserURL("https://example.com/a.gif")!)!)'>")
     }
 
+    @Test("list into a reader that stops early (| head) ends quietly: no crash, no error text")
+    func listIntoClosedPipe() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", String(repeating: "<img src=a.png><img src='b c.gif'>", count: 20_000))
+        // bash reports the status of each side of the pipe; head reads one line and goes away.
+        let script = "\"$0\" list page.html --base-url https://example.com/ --json | head -n 1 > /dev/null; echo \"${PIPESTATUS[0]}\""
+        let outcome = try await CommandRunner.runOffPool(["-c", script, CommandRunner.executable.path], in: folder.url,
+                                                         executable: URL(fileURLWithPath: "/bin/bash"))
+        let status = outcome.stdout.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // 0 (everything fit in the pipe before head left), 1 (a write failed with EPIPE and said
+        // so), or 141 (SIGPIPE, as for any Unix tool): never a crash's 132-139.
+        #expect(["0", "1", "141"].contains(status), "status \(status): \(outcome.stderr)")
+        #expect(!outcome.stderr.contains("Fatal error") && !outcome.stderr.contains("exception"), "\(outcome.stderr)")
+    }
+
     @Test("without --base-url relative URLs are kept and a warning names the page")
     func noBaseURL() async throws {
         let folder = try TemporaryFolder()

@@ -38,7 +38,7 @@ struct DemoCommandTests {
         let fixtureSite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../fixtures/site").standardizedFileURL
         let fixtureFiles = (FileManager.default.enumerator(atPath: fixtureSite.path)?.allObjects as? [String] ?? [])
             .filter { !$0.hasPrefix(".") && !$0.hasSuffix("/") }
-            .filter { var isFolder: ObjCBool = false; FileManager.default.fileExists(atPath: fixtureSite.appendingPathComponent($0).path, isDirectory: &isFolder); return !isFolder.boolValue }
+            .filter { var isFolder: ObjCBool = false; return FileManager.default.fileExists(atPath: fixtureSite.appendingPathComponent($0).path, isDirectory: &isFolder) && !isFolder.boolValue }
         #expect(outcome.stderr.contains("serving the bundled site (\(fixtureFiles.count) files)"), "\(outcome.stderr)")
         #expect(FileManager.default.fileExists(atPath: folder.path("out/index.html")))
 

@@ -23,6 +23,18 @@ struct SiteTreeTests {
         #expect(throws: FileError.self) { try SiteTree(root: folder.path("index.html"), baseURL: nil) }
     }
 
+    @Test("a folder reached through a symbolic link (as /tmp is /private/tmp on a Mac) lists every file, and excludes by either spelling")
+    func folderThroughSymlink() throws {
+        let folder = try makeSite()
+        let links = try TemporaryFolder()
+        let linked = links.path("site")
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: folder.url.path)
+        let throughLink = try SiteTree(root: linked, baseURL: BrowserURL("https://example.com/app"), excluding: [folder.path("out")])
+        #expect(throughLink.files.map(\.relativePath) == ["css/site.CSS", "docs/a b.htm", "docs/x#1.xhtml", "img/logo.png", "index.html"])
+        let excludedByLink = try SiteTree(root: folder.url.path, baseURL: nil, excluding: [linked + "/docs"])
+        #expect(excludedByLink.files.map(\.relativePath) == ["css/site.CSS", "img/logo.png", "index.html", "out/old.html"])
+    }
+
     @Test("a file's URL is the base URL (taken as a folder) joined with its path; URLs map back to the files")
     func urls() throws {
         let folder = try makeSite()

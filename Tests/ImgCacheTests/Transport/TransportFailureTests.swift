@@ -1,5 +1,10 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 @testable import ImgCache
 import ImgCacheTestServer
+@testable import ImgCacheURLSession
 import Testing
 
 /// Broken exchanges: truncated bodies, resets, slow servers, cancellation.
@@ -119,5 +124,20 @@ struct TransportFailureTests {
             Issue.record("expected .connection, got \(String(describing: error))")
             return
         }
+    }
+}
+
+@Suite("URLSession's refusals")
+struct URLSessionRefusalTests {
+    @Test("an http:// image App Transport Security refuses fails once with what to change, and is not retried")
+    func appTransportSecurity() {
+        let error = TransportSessionDelegate.transportError(
+            for: URLError(.appTransportSecurityRequiresSecureConnection), maxBytes: 1_000, host: "example.com")
+        #expect(!error.isTransient, "retrying cannot help: it is refused again each time")
+        #expect(error.description.contains("App Transport Security") && error.description.contains("Info.plist"))
+        let untrusted = TransportSessionDelegate.transportError(
+            for: URLError(.serverCertificateUntrusted), maxBytes: 1_000, host: "example.com")
+        #expect(untrusted == .certificate(host: "example.com", problem: CertificateProblem(.untrustedIssuer, "not issued by a trusted CA")))
+        #expect(TransportSessionDelegate.transportError(for: URLError(.timedOut), maxBytes: 1_000, host: "example.com").isTransient)
     }
 }
