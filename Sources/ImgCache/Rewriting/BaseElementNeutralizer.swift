@@ -24,6 +24,8 @@ struct BaseElementNeutralizer {
         // Plain links go through the fast resolver, which gives the parser's answer: running the
         // parser twice for each of a page's links cost 40,000 instructions a link.
         let simple = SimpleURLResolver(base: originalBase)
+        // With no `<base>`, the base is the page's own URL.
+        let pageURL = baseHref == nil ? originalBase.serializedWithoutFragment : nil
         for slot in slots {
             // With no base, `#top` and an empty href mean this document, wherever it is.
             if baseHref == nil, Self.refersToSameDocument(slot.text) { continue }
@@ -36,6 +38,13 @@ struct BaseElementNeutralizer {
                 guard Self.dependsOnBase(slot.text),
                       let url = BrowserURL(slot.text, relativeTo: originalBase, queryEncoding: queryEncoding) else { continue }
                 absolute = url.serialized
+            }
+            if let pageURL, let hash = absolute.firstIndex(of: "#"), absolute[..<hash] == pageURL {
+                // A place in this page (`index.html#s2` in index.html): its fragment alone keeps
+                // it in the copy, as `wget -k` keeps links to what it saved, whatever the copy's
+                // file is called.
+                edits.append(ByteEdit(range: slot.range, replacement: ReplacementEscaper.escape(String(absolute[hash...]), for: slot.context)))
+                continue
             }
             edits.append(ByteEdit(range: slot.range, replacement: ReplacementEscaper.escape(absolute, for: slot.context)))
         }

@@ -4,7 +4,9 @@
 /// A page written away from where it was loaded from (fetched from `https://example.com/blog/p.html`
 /// and opened from disk) would resolve `css/site.css` or `/js/app.js` against its new folder and
 /// load with no styles or scripts, its links dead. Made absolute against the page's base, as
-/// `wget -k` does, they still reach the server; image URLs become local paths either way.
+/// `wget -k` does, they still reach the server; image URLs become local paths either way. A link
+/// to a place in the page itself (`post.html#comments` in post.html) becomes its fragment alone
+/// (`#comments`), so that it stays in the copy.
 public enum OtherURLs: Sendable, Hashable {
     /// Absolute for a page written away from its origin: one loaded from its URL, or given to a
     /// ``LocalizationSession`` or an ``OfflinePageLoader`` with its URL. As written for files read
