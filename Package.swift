@@ -138,6 +138,7 @@ let package = Package(
                 // The tests also speak to the test servers directly.
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CommandLine"])),
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["CommandLine"])),
                 .product(name: "Subprocess", package: "swift-subprocess", condition: .when(traits: ["CommandLine"])),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import ImgCacheTestServer
 import NIOCore
+import NIOPosix
 import NIOSSL
 import Testing
 
@@ -14,7 +15,9 @@ struct TestImageServerHTTP2ClientTests {
         tls.trustRoots = .certificates(try TestCertificates.caCertificates())
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        // NIO's POSIX event loops, as the transport uses: on Apple platforms the default group is
+        // Network.framework's, which does not take NIOSSL's TLS configuration.
+        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
     }
 
     /// Fetches every URL at once; returns each response's status and HTTP major version.
