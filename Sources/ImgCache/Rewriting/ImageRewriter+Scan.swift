@@ -86,6 +86,8 @@ extension ImageRewriter {
         var imageSlots: [URLSlot] = []
         var slots = collector.takeURLSlots()
         analysis.references.reserveCapacity(slots.count)
+        // Sized once: grown a doubling at a time, it hashed every URL text again at each growth.
+        resolved.reserveCapacity(slots.count)
         if neutralizesBase { slotRanges.reserveCapacity(slots.count) }
         slots.drain { slot in
             if neutralizesBase {

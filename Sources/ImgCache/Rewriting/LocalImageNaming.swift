@@ -57,10 +57,19 @@ public struct LocalImageNaming: Sendable, Hashable {
     }
 
     private func matchingExtension(_ candidate: Substring) -> String? {
-        // Extensions are short: compare without allocating unless it is a match.
-        guard candidate.utf8.count <= 16 else { return nil }
-        let ext = candidate.lowercased()
-        return extensions.contains(ext) ? ext : nil
+        let bytes = candidate.utf8
+        guard bytes.count <= 16 else { return nil }
+        // A handful of lowercase extensions: comparing bytes, ASCII letters folded, costs less than
+        // lowercasing the candidate into a new string and hashing it (measured on srcset-heavy pages).
+        // (Not ASCII: Unicode's lowercasing, which maps a few letters, the Kelvin sign among them, to ASCII.)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            let ext = candidate.lowercased()
+            return extensions.contains(ext) ? ext : nil
+        }
+        for ext in extensions where ext.utf8.count == bytes.count {
+            if zip(ext.utf8, bytes).allSatisfy({ $0 == ($1 >= 0x41 && $1 <= 0x5A ? $1 | 0x20 : $1) }) { return ext }
+        }
+        return nil
     }
 
     /// The file name (with its fan-out folder, if any) for an http(s) image URL, or nil when the

@@ -109,4 +109,17 @@ struct UntypedImageTests {
         #expect(LocalImageNaming(extensions: ["png", "svg"]).pathKind(ofHTTPURL: "https://a.example/icon.svg") == .image("svg"))
         #expect(LocalImageNaming(extensions: ["png"]).pathKind(ofHTTPURL: "https://a.example/pic.jpg") == .other)
     }
+
+    @Test("an extension matches in any case, its percent-encoded letters as Unicode lowercases them")
+    func extensionCase() {
+        let naming = LocalImageNaming(extensions: ["jpg", "png", "mk"])
+        #expect(naming.imageExtension(ofHTTPURL: "https://a.example/A.JPG?x=1#f") == "jpg")
+        #expect(naming.imageExtension(ofHTTPURL: "https://a.example/b.pNg") == "png")
+        #expect(naming.imageExtension(ofHTTPURL: "https://a.example/c.jpgx") == nil)
+        #expect(naming.imageExtension(ofHTTPURL: "https://a.example/c.jp") == nil)
+        #expect(naming.imageExtension(ofHTTPURL: "https://a.example/d.png/") == nil)
+        // KELVIN SIGN (U+212A) lowercases to an ASCII k.
+        #expect(naming.imageExtension(ofHTTPURL: "https://a.example/e.M%E2%84%AA") == "mk")
+        #expect(naming.imageExtension(ofHTTPURL: "https://a.example/f.p%4Eg") == "png")
+    }
 }
