@@ -150,8 +150,16 @@ final class CacheIndexFile {
             lineStarts.append(bytes.count)
             bytes += record.encoded()
         }
+        let lengthBefore = CacheFileSystem.status(ofDescriptor: descriptor)?.size
         let failure = bytes.withUnsafeBytes { CacheFileSystem.writeAll(descriptor, $0) }
-        guard failure == 0 else { throw FileError(path: path, errno: failure) }
+        guard failure == 0 else {
+            // A disk that fills up part way through leaves whole records of images the caller is
+            // about to remove for want of their records: cut the file back to where it was, so
+            // that the index records nothing that is not stored. (The lock is held: nobody else
+            // has appended since.)
+            if let lengthBefore { _ = ftruncate(descriptor, off_t(lengthBefore)) }
+            throw FileError(path: path, errno: failure)
+        }
         if durable, !CacheFileSystem.flushToDrive(descriptor) { throw FileError(path: path, errno: errno) }
         return (bytes, lineStarts)
     }

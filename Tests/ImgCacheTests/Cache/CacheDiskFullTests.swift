@@ -8,7 +8,7 @@ import Glibc
 
 /// A tmpfs of its own, mounted for one test: the only way to make a disk fill up for real. Needs
 /// root with CAP_SYS_ADMIN (a container may refuse), so the test that uses it is skipped elsewhere.
-private final class SmallTmpfs: Sendable {
+final class SmallTmpfs: Sendable {
     let path: String
 
     /// Whether this process may mount a tmpfs, found by mounting and unmounting one.
@@ -95,5 +95,43 @@ struct CacheDiskFullTests {
         #expect(store.verify().isEmpty, "every entry the index records matches its image")
         #expect(store.stats().entryCount == stored.count)
         try await server.shutdown()
+    }
+}
+
+@Suite("An index append that runs out of room")
+struct IndexAppendOutOfRoomTests {
+    @Test(
+        "a batch whose records fill the disk part way is not stored at all: its images are removed and the index records only what is stored",
+        .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root with CAP_SYS_ADMIN; this process may not, so a full disk cannot be made here")
+    )
+    func recordsCutBack() throws {
+        let folder = try TemporaryFolder()
+        let disk = try SmallTmpfs(at: folder.path("cache"), size: "512k")
+        defer { disk.unmount() }
+        let store = try ImageCacheStore(directory: folder.path("cache"))
+        // Long URLs make long records: the batch's records need more room than its images leave.
+        func image(_ number: Int) -> ImageToStore {
+            ImageToStore(bytes: TestImages.png(byteCount: 300 + number),
+                         url: BrowserURL("https://a.example/\(String(repeating: "long-path/", count: 60))\(number).png")!,
+                         contentType: "image/png")
+        }
+        _ = store.store([image(0)])
+        // Fill the disk, then give back room for the batch's images (a page each) and one page more.
+        let count = 20
+        let fillerPath = folder.path("cache/filler")
+        let filler = open(fillerPath, O_WRONLY | O_CREAT, 0o600)
+        try #require(filler >= 0)
+        let page = [UInt8](repeating: 0, count: 4096)
+        var filled = 0
+        while page.withUnsafeBytes({ write(filler, $0.baseAddress!, $0.count) }) == 4096 { filled += 4096 }
+        try #require(ftruncate(filler, off_t(filled - (count + 1) * 4096)) == 0)
+        close(filler)
+
+        let results = store.store((1...count).map(image))
+        let failed = results.filter { if case .failure = $0 { true } else { false } }.count
+        try #require(failed > 0, "the records found room after all: the disk did not fill up where this test needs it to")
+        #expect(store.verify().isEmpty, "every record the index holds names an image that is stored, with its bytes")
+        #expect(store.stats().entryCount == 1 + count - failed)
+        unlink(fillerPath)
     }
 }
