@@ -65,7 +65,7 @@ final class ReferenceCollector: HTMLScanHandler {
     }
 
     func styleText(_ range: Range<Int>, isInert: Bool) {
-        guard !range.isEmpty else { return }
+        guard !range.isEmpty, Self.mayHoldCSSURL(UnsafeBufferPointer(rebasing: page[range]), characterReferences: false) else { return }
         let text = decode(range, characterReferences: false)
         for token in CSSURLScanner.scan(text.scalars) {
             urlSlots.append(slot(in: text, rawStart: range.lowerBound, token: token, context: .cssInElement,
@@ -248,11 +248,44 @@ final class ReferenceCollector: HTMLScanHandler {
 
     private func collectCSS(_ valueRange: Range<Int>, quote: UInt8?, element: String, attribute: String,
                             kind: ImageReference.Kind, inert: Bool) {
+        guard Self.mayHoldCSSURL(UnsafeBufferPointer(rebasing: page[valueRange]), characterReferences: true) else { return }
         let text = decode(valueRange, characterReferences: true)
         for token in CSSURLScanner.scan(text.scalars) {
             urlSlots.append(slot(in: text, rawStart: valueRange.lowerBound, token: token, context: .cssInAttribute(quote: quote),
                                    kind: kind, element: element, attribute: attribute, inert: inert))
         }
+    }
+
+    /// Whether CSS in these bytes may hold a URL that ``CSSURLScanner`` finds: one comes only from
+    /// `url(`, a string in `image-set(` or one after `@import`, each spelled in ASCII letters
+    /// (escapes stop a name), so bytes without those words hold none. Most `style` attributes hold
+    /// none, and deciding on the bytes spares decoding them. The page's working encoding is ASCII
+    /// compatible: an ASCII character is always its own byte (a trail byte that looks like one only
+    /// makes this say yes). In an attribute a character reference may spell any of the words.
+    static func mayHoldCSSURL(_ bytes: UnsafeBufferPointer<UInt8>, characterReferences: Bool) -> Bool {
+        func endsWith(_ word: StaticString, before end: Int) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard end >= count else { return false }
+            return word.withUTF8Buffer { word in
+                (0..<count).allSatisfy { offset in
+                    let byte = bytes[end - count + offset]
+                    return (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == word[offset]
+                }
+            }
+        }
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "("):
+                if endsWith("url", before: index) || endsWith("image-set", before: index) { return true }
+            case UInt8(ascii: "@"):
+                if index + 7 <= bytes.count, endsWith("@import", before: index + 7) { return true }
+            case UInt8(ascii: "&"):
+                if characterReferences { return true }
+            default:
+                continue
+            }
+        }
+        return false
     }
 
     private func slot(in text: DecodedText, rawStart: Int, token: CSSURLToken, context: SlotContext,

@@ -58,4 +58,27 @@ struct CSSTests {
         let css = ImageRewriter(options: options).rewriteStylesheet(Array("@font-face{src:url(glyphs.png)}".utf8), url: BrowserURL(base + "s.css"))
         #expect(css.references.isEmpty)
     }
+
+    @Test("CSS whose bytes spell no url(, image-set( or @import is passed over; any spelling that may hold one is read", arguments: [
+        ("color: red; margin: 0 auto", false, false),
+        ("background: URL(a.png)", false, true),
+        ("background:-webkit-image-set('a.png' 1x)", false, true),
+        ("@IMPORT 'print.css';", false, true),
+        ("content: '@import'", false, true),
+        ("font: 12px/1 Arial; @media", false, false),
+        ("background: url&#40;a.png)", false, false),
+        ("background: url&#40;a.png)", true, true),
+        ("url", false, false),
+        ("(url)", false, false),
+    ])
+    func passesOverCSSWithoutURLs(css: String, characterReferences: Bool, mayHold: Bool) {
+        let bytes = Array(css.utf8)
+        #expect(bytes.withUnsafeBufferPointer { ReferenceCollector.mayHoldCSSURL($0, characterReferences: characterReferences) } == mayHold)
+    }
+
+    @Test("a style attribute's url() spelled with a character reference is still an image")
+    func characterReferenceInStyle() {
+        let result = rewrite("<div style=\"background: url&#40;/a.png)\"></div>", pageURL: "https://example.com/p.html")
+        #expect(result.rewrittenReferences.count == 1)
+    }
 }
