@@ -35,6 +35,8 @@ final class ReferenceCollector: HTMLScanHandler {
     static let urlAttributes: Set<String> = [
         "href", "src", "action", "formaction", "poster", "data", "cite", "longdesc", "background",
         "srcset", "imagesrcset", "manifest", "xlink:href", "codebase",
+        // `<meta http-equiv=refresh content="5; url=next.html">`: the URL part of it.
+        "content",
     ]
 
     init(page: UnsafeBufferPointer<UInt8>, structure: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, lazyAttributes: [String]) {
@@ -159,6 +161,10 @@ final class ReferenceCollector: HTMLScanHandler {
         var slots: [URLSlot] = []
         for (attributeName, attribute) in firstOccurrences(of: tag) {
             guard Self.urlAttributes.contains(attributeName), let valueRange = attribute.valueRange else { continue }
+            if attributeName == "content" {
+                if element == "meta", let slot = refreshURLSlot(in: tag, valueRange: valueRange, quote: attribute.quote) { slots.append(slot) }
+                continue
+            }
             if attributeName == "data" && element != "object" { continue }
             if attributeName == "codebase" && element != "object" && element != "applet" { continue }
             let isSrcset = attributeName == "srcset" || attributeName == "imagesrcset"
@@ -166,6 +172,73 @@ final class ReferenceCollector: HTMLScanHandler {
                                     attribute: attributeName, srcset: isSrcset, inert: false)
         }
         return slots
+    }
+
+    /// The URL of a `<meta http-equiv=refresh>`'s `content`, as browsers read it (HTML's shared
+    /// declarative refresh steps): a time, then `;` or `,`, then optionally `url =` and a quote.
+    private func refreshURLSlot(in tag: StartTag, valueRange: Range<Int>, quote: UInt8?) -> URLSlot? {
+        let httpEquiv = firstOccurrences(of: tag).first { $0.name == "http-equiv" }?.attribute
+        guard attributeText(httpEquiv).lowercased() == "refresh" else { return nil }
+        let text = decode(valueRange, characterReferences: true)
+        guard let urlRange = Self.refreshURLRange(text.scalars) else { return nil }
+        let raw = text.rawRange(of: urlRange)
+        let base = valueRange.lowerBound
+        return URLSlot(range: base + raw.lowerBound..<base + raw.upperBound, text: string(text, urlRange, rawStart: base),
+                       context: .attribute(quote: quote), kind: nil, element: "meta", attribute: "content",
+                       isValidCandidate: true, isInert: false)
+    }
+
+    /// Where the URL is in a refresh's `content` (trailing spaces left out), or nil when it names
+    /// none (the page refreshes itself) or is not a refresh browsers act on.
+    static func refreshURLRange(_ scalars: [Unicode.Scalar]) -> Range<Int>? {
+        var position = 0
+        let end = scalars.count
+        func skipWhitespace() { while position < end, isASCIIWhitespace(scalars[position]) { position += 1 } }
+        func isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar >= "0" && scalar <= "9" }
+        skipWhitespace()
+        let timeStart = position
+        while position < end, isDigit(scalars[position]) { position += 1 }
+        if position == timeStart, position >= end || scalars[position] != "." { return nil }
+        while position < end, isDigit(scalars[position]) || scalars[position] == "." { position += 1 }
+        if position < end, scalars[position] != ";", scalars[position] != ",", !isASCIIWhitespace(scalars[position]) { return nil }
+        skipWhitespace()
+        if position < end, scalars[position] == ";" || scalars[position] == "," {
+            position += 1
+            skipWhitespace()
+        }
+        guard position < end else { return nil }
+        var urlStart = position
+        // `url =`, in any case; a prefix of it that stops short is part of the URL.
+        var sawURLPrefix = false
+        if scalars[position] == "u" || scalars[position] == "U" {
+            var probe = position + 1
+            if probe < end, scalars[probe] == "r" || scalars[probe] == "R" {
+                probe += 1
+                if probe < end, scalars[probe] == "l" || scalars[probe] == "L" {
+                    probe += 1
+                    while probe < end, isASCIIWhitespace(scalars[probe]) { probe += 1 }
+                    if probe < end, scalars[probe] == "=" {
+                        probe += 1
+                        while probe < end, isASCIIWhitespace(scalars[probe]) { probe += 1 }
+                        position = probe
+                        sawURLPrefix = true
+                    }
+                }
+            }
+        } else {
+            sawURLPrefix = true
+        }
+        var urlEnd = end
+        if sawURLPrefix {
+            if position < end, scalars[position] == "'" || scalars[position] == "\"" {
+                let quote = scalars[position]
+                position += 1
+                if let closing = scalars[position...].firstIndex(of: quote) { urlEnd = closing }
+            }
+            urlStart = position
+        }
+        while urlEnd > urlStart, isASCIIWhitespace(scalars[urlEnd - 1]) { urlEnd -= 1 }
+        return urlStart < urlEnd ? urlStart..<urlEnd : nil
     }
 
     /// The first attribute of each name, as browsers keep it, in source order.

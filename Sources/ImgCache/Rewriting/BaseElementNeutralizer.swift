@@ -39,6 +39,9 @@ struct BaseElementNeutralizer {
                       let url = BrowserURL(slot.text, relativeTo: originalBase, queryEncoding: queryEncoding) else { continue }
                 absolute = url.serialized
             }
+            // A refresh's URL may sit in quotes inside `content`: a quote in the absolute URL
+            // would end it early, so such a URL stays as written.
+            if slot.attribute == "content", absolute.contains(where: { $0 == "'" || $0 == "\"" }) { continue }
             if let pageURL, let hash = absolute.firstIndex(of: "#"), absolute[..<hash] == pageURL {
                 // A place in this page (`index.html#s2` in index.html): its fragment alone keeps
                 // it in the copy, as `wget -k` keeps links to what it saved, whatever the copy's

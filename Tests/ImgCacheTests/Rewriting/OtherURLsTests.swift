@@ -71,6 +71,31 @@ struct OtherURLsTests {
         #expect(rewrite(kept, pageURL: Self.pageURL, options: Self.options(.asWritten)).bytes.text == kept)
     }
 
+    @Test("a refresh's URL becomes absolute, as browsers read it out of content; other metas stay")
+    func metaRefresh() {
+        let cases: [(String, String)] = [
+            ("<meta http-equiv=\"refresh\" content=\"5; url=next.html\">",
+             "<meta http-equiv=\"refresh\" content=\"5; url=https://example.com/blog/next.html\">"),
+            ("<META HTTP-EQUIV=Refresh CONTENT=\"0;URL='/a b.html' \">",
+             "<META HTTP-EQUIV=Refresh CONTENT=\"0;URL='https://example.com/a%20b.html' \">"),
+            ("<meta http-equiv=refresh content='3,other.html'>",
+             "<meta http-equiv=refresh content='3,https://example.com/blog/other.html'>"),
+            // Not `url=`: the URL starts at the u.
+            ("<meta http-equiv=refresh content=\"1; urls.html\">",
+             "<meta http-equiv=refresh content=\"1; https://example.com/blog/urls.html\">"),
+            // A place in the page itself, as for links.
+            ("<meta http-equiv=refresh content=\"9; url=post.html#end\">", "<meta http-equiv=refresh content=\"9; url=#end\">"),
+        ]
+        for (page, expected) in cases {
+            #expect(rewrite(page, pageURL: Self.pageURL, options: Self.options(.absolute)).bytes.text == expected)
+        }
+        for unchanged in ["<meta http-equiv=refresh content=\"30\">", "<meta name=description content=\"url=x.html\">",
+                          "<meta http-equiv=refresh content=\"soon; url=x.html\">", "<meta property=og:url content=\"a.html\">"] {
+            #expect(rewrite(unchanged, pageURL: Self.pageURL, options: Self.options(.absolute)).bytes.text == unchanged)
+        }
+        #expect(ReferenceCollector.refreshURLRange(Array("  .5 ; URL = \"x.html\" ".unicodeScalars)) == 14..<20)
+    }
+
     @Test("without a URL nothing can be made absolute, and nothing changes")
     func withoutURL() {
         let page = "<link rel=stylesheet href=a.css><img src=x.png>"
