@@ -1,5 +1,6 @@
 /// What becomes of a page's URLs that are not images: stylesheets, scripts, links, forms, frames,
-/// media, and the fonts and imports of its `<style>` blocks and `style` attributes.
+/// media, a `<meta http-equiv=refresh>`'s URL, and the fonts and imports of its `<style>` blocks
+/// and `style` attributes.
 ///
 /// A page written away from where it was loaded from (fetched from `https://example.com/blog/p.html`
 /// and opened from disk) would resolve `css/site.css` or `/js/app.js` against its new folder and
