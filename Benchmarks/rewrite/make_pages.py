@@ -151,36 +151,32 @@ XHTML_HEAD = ('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html PUBLIC "-/
               '<title>Benchmark page</title>\n<link rel="stylesheet" type="text/css" href="/site.css" />\n</head>\n<body>\n')
 
 
-def family_page(rng, size, family):
-    head = XHTML_HEAD if family == "xhtml" else (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Benchmark page</title>\n'
-        '<link rel="stylesheet" href="/site.css"></head>\n<body>\n')
+def assemble(head, tail, size, block):
+    """head, then block(0), block(1), … until the page is at least size characters, then tail."""
     parts = [head]
     total = len(head)
     i = 0
     while total < size:
-        b = FAMILIES[family](rng, i)
+        b = block(i)
         parts.append(b)
         total += len(b)
         i += 1
-    parts.append("</body>\n</html>\n")
+    parts.append(tail)
     return "".join(parts)
+
+
+def family_page(rng, size, family):
+    head = XHTML_HEAD if family == "xhtml" else (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Benchmark page</title>\n'
+        '<link rel="stylesheet" href="/site.css"></head>\n<body>\n')
+    return assemble(head, "</body>\n</html>\n", size, lambda i: FAMILIES[family](rng, i))
 
 
 def page(rng, size, density="dense"):
     head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Benchmark page</title>\n'
             '<link rel="icon" href="/favicon.png"><link rel="stylesheet" href="/site.css">\n'
             '<style>body{background:url(/bg/paper.png)} .logo{background-image:url("/logo.gif")}</style></head>\n<body>\n')
-    parts = [head]
-    total = len(head)
-    i = 0
-    while total < size:
-        b = block(rng, i, density)
-        parts.append(b)
-        total += len(b)
-        i += 1
-    parts.append("</body></html>\n")
-    return "".join(parts)
+    return assemble(head, "</body></html>\n", size, lambda i: block(rng, i, density))
 
 
 def main():

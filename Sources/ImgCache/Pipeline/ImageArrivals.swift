@@ -87,7 +87,7 @@ final class ImageArrivals: Sendable {
                 let outcome = state.outcomes[key]
                 if outcome?.status != .failed { state.outcomes[key] = nil }
                 let arrival = outcome.map(Arrival.settled) ?? .nothingExpected
-                for waiter in state.waiters.removeValue(forKey: key)?.values ?? [:].values { woken.append((waiter, arrival)) }
+                woken += (state.waiters.removeValue(forKey: key) ?? [:]).values.map { ($0, arrival) }
             }
         }
         for (waiter, arrival) in woken { waiter.resume(returning: arrival) }

@@ -159,10 +159,15 @@ final class ReferenceCollector: HTMLScanHandler {
     /// Slots for the URL-valued attributes of a tag recorded in `linkTags` (srcsets per candidate).
     func urlAttributeSlots(of tag: StartTag, element: String) -> [URLSlot] {
         var slots: [URLSlot] = []
-        for (attributeName, attribute) in firstOccurrences(of: tag) {
+        let attributes = firstOccurrences(of: tag)
+        for (attributeName, attribute) in attributes {
             guard Self.urlAttributes.contains(attributeName), let valueRange = attribute.valueRange else { continue }
             if attributeName == "content" {
-                if element == "meta", let slot = refreshURLSlot(in: tag, valueRange: valueRange, quote: attribute.quote) { slots.append(slot) }
+                let httpEquiv = attributes.first { $0.name == "http-equiv" }?.attribute
+                if element == "meta", attributeText(httpEquiv).lowercased() == "refresh",
+                   let slot = refreshURLSlot(valueRange: valueRange, quote: attribute.quote) {
+                    slots.append(slot)
+                }
                 continue
             }
             if attributeName == "data" && element != "object" { continue }
@@ -176,9 +181,7 @@ final class ReferenceCollector: HTMLScanHandler {
 
     /// The URL of a `<meta http-equiv=refresh>`'s `content`, as browsers read it (HTML's shared
     /// declarative refresh steps): a time, then `;` or `,`, then optionally `url =` and a quote.
-    private func refreshURLSlot(in tag: StartTag, valueRange: Range<Int>, quote: UInt8?) -> URLSlot? {
-        let httpEquiv = firstOccurrences(of: tag).first { $0.name == "http-equiv" }?.attribute
-        guard attributeText(httpEquiv).lowercased() == "refresh" else { return nil }
+    private func refreshURLSlot(valueRange: Range<Int>, quote: UInt8?) -> URLSlot? {
         let text = decode(valueRange, characterReferences: true)
         guard let urlRange = Self.refreshURLRange(text.scalars) else { return nil }
         let raw = text.rawRange(of: urlRange)
@@ -207,29 +210,26 @@ final class ReferenceCollector: HTMLScanHandler {
             skipWhitespace()
         }
         guard position < end else { return nil }
+        // `url =`, in any case, before the URL and its optional quote; a start of it that stops
+        // short is the URL itself, read as it is (no quote).
         var urlStart = position
-        // `url =`, in any case; a prefix of it that stops short is part of the URL.
-        var sawURLPrefix = false
-        if scalars[position] == "u" || scalars[position] == "U" {
-            var probe = position + 1
-            if probe < end, scalars[probe] == "r" || scalars[probe] == "R" {
-                probe += 1
-                if probe < end, scalars[probe] == "l" || scalars[probe] == "L" {
-                    probe += 1
-                    while probe < end, isASCIIWhitespace(scalars[probe]) { probe += 1 }
-                    if probe < end, scalars[probe] == "=" {
-                        probe += 1
-                        while probe < end, isASCIIWhitespace(scalars[probe]) { probe += 1 }
-                        position = probe
-                        sawURLPrefix = true
-                    }
-                }
-            }
-        } else {
-            sawURLPrefix = true
-        }
         var urlEnd = end
-        if sawURLPrefix {
+        var quotable = true
+        func isLetter(_ offset: Int, _ lowercase: Unicode.Scalar) -> Bool {
+            position + offset < end && (scalars[position + offset] == lowercase || scalars[position + offset].value == lowercase.value - 0x20)
+        }
+        if isLetter(0, "u") {
+            let word = isLetter(1, "r") && isLetter(2, "l")
+            var probe = position + 3
+            while word, probe < end, isASCIIWhitespace(scalars[probe]) { probe += 1 }
+            if word, probe < end, scalars[probe] == "=" {
+                position = probe + 1
+                skipWhitespace()
+            } else {
+                quotable = false
+            }
+        }
+        if quotable {
             if position < end, scalars[position] == "'" || scalars[position] == "\"" {
                 let quote = scalars[position]
                 position += 1
