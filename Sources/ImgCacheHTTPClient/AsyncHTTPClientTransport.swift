@@ -34,11 +34,19 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     private let diagnosis = CertificateDiagnosis(group: AsyncHTTPClientTransport.eventLoopGroup)
     private let guards: AddressGuards
 
-    /// NIO's shared POSIX event loops, on every platform. AsyncHTTPClient's default group is
-    /// Network.framework's on Apple platforms, where the NIOPosix bootstraps of the forward
-    /// proxy, the address guard and the certificate diagnosis stop the process, `--cacert` is
-    /// ignored and TLS errors come as `NWTLSError`: on POSIX loops NIOSSL does what it does on Linux.
-    static var eventLoopGroup: any EventLoopGroup { MultiThreadedEventLoopGroup.singleton }
+    /// One POSIX event loop, shared by every client of every transport and kept for the life of
+    /// the process (as NIO's own singleton group is).
+    ///
+    /// One thread rather than one per core: AsyncHTTPClient calls a request's delegate on the loop
+    /// the request was given, which with several loops is often not the loop of the connection
+    /// that serves it, and every call-out (head, each body part, the end) then hops between
+    /// threads; an HTTP/2 connection, which carries all of a host's requests, lives on one loop
+    /// anyway. (Two loops with each request pinned to a loop chosen by its origin took more CPU,
+    /// not less.) POSIX loops on every platform: AsyncHTTPClient's
+    /// default group is Network.framework's on Apple platforms, where the NIOPosix bootstraps of
+    /// the forward proxy, the address guard and the certificate diagnosis stop the process,
+    /// `--cacert` is ignored and TLS errors come as `NWTLSError`.
+    static let eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Creates the transport and its HTTP clients (on NIO's shared event loop group, whose threads
     /// outlive ``shutdown()``; the clients' connections do not), trusting the system's CAs.
