@@ -72,41 +72,65 @@ final class ImageDownloader: Sendable {
     /// A fetch asked for by a cancelled task is not started; one already running carries on
     /// (other callers may be waiting for the same URL) until ``cancelAll()``.
     func fetch(_ url: BrowserURL) async -> DownloadOutcome {
-        await fetch(url, knownLookup: nil)
+        let isCancelled = Task.isCancelled
+        return await withCheckedContinuation { continuation in
+            start(url, knownLookup: nil, isCancelled: isCancelled) { continuation.resume(returning: $0) }
+        }
     }
 
-    /// ``fetch(_:)`` for a URL whose cache lookup was just done (by ``fetchAll(_:)``).
-    /// `preCounted`: the outstanding count already includes this URL (``fetchAll(_:)`` counts its
-    /// queue up front); the count is then handed over to the fetch, or given back.
-    /// `callerGaveUp`: set when the caller that started the fetch is cancelled; a fetch still
-    /// waiting for a request slot then ends as cancelled instead of sending its request.
-    private func fetch(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool = false,
-                       callerGaveUp: CancellationFlag? = nil) async -> DownloadOutcome {
+    /// How ``start(_:knownLookup:preCounted:callerGaveUp:isCancelled:then:)`` went.
+    private enum Start {
+        case started
+        /// The URL is being fetched already: its outcome is this fetch's.
+        case joined(Task<DownloadOutcome, Never>)
+        /// The caller is cancelled: nothing was started.
+        case refused
+    }
+
+    /// Starts fetching `url`, or joins the fetch of it under way, and calls `then` (on any
+    /// thread) with the outcome.
+    ///
+    /// - Parameters:
+    ///   - knownLookup: the cache lookup of `url`, when ``fetchAll(_:)`` just did it.
+    ///   - preCounted: the outstanding count already includes this URL (``fetchAll(_:)`` counts
+    ///     its queue up front); the count is then handed over to the fetch, or given back.
+    ///   - callerGaveUp: set when the caller that started the fetch is cancelled; a fetch still
+    ///     waiting for a request slot then ends as cancelled instead of sending its request.
+    ///   - isCancelled: whether the caller is cancelled, in which case nothing new is started.
+    private func start(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool = false,
+                       callerGaveUp: CancellationFlag? = nil, isCancelled: Bool,
+                       then done: @escaping @Sendable (DownloadOutcome) -> Void) {
         let key = url.serializedWithoutFragment
-        let isCancelled = Task.isCancelled
-        let (task, isNew): (Task<DownloadOutcome, Never>?, Bool) = fetches.withLock { fetches in
-            if let running = fetches.inFlight[key] { return (running, false) }
-            if isCancelled { return (nil, false) }
+        let start: Start = fetches.withLock { fetches in
+            if let running = fetches.inFlight[key] { return .joined(running) }
+            if isCancelled { return .refused }
             // Another call fetched it since this one's lookup: the cache has it now (or it failed
             // there, and is tried again).
             let lookup = fetches.settled.contains(key) ? nil : knownLookup
             // A task of its own, so that a caller giving up does not end a fetch others wait for.
             // It leaves the table itself, after it entered it (both under the lock).
-            let task = Task {
+            fetches.inFlight[key] = Task {
                 let outcome = await self.load(url, knownLookup: lookup, preCounted: preCounted, callerGaveUp: callerGaveUp)
                 self.fetches.withLock { fetches in
                     fetches.inFlight[key] = nil
                     if fetches.activeCalls > 0 { fetches.settled.insert(key) }
                 }
+                done(outcome)
                 return outcome
             }
-            fetches.inFlight[key] = task
-            return (task, true)
+            return .started
         }
-        // A coalesced request counts once: the running fetch's unit already stands for this URL.
-        if preCounted, !isNew { counter.decrement() }
-        guard let task else { return cancelledOutcome(for: url) }
-        return await task.value
+        switch start {
+        case .started:
+            break
+        case .joined(let running):
+            // A coalesced request counts once: the running fetch's unit already stands for this URL.
+            if preCounted { counter.decrement() }
+            Task { done(await running.value) }
+        case .refused:
+            if preCounted { counter.decrement() }
+            done(cancelledOutcome(for: url))
+        }
     }
 
     /// Fetches every URL (each once), concurrently within the limits; outcomes in input order.
@@ -153,47 +177,50 @@ final class ImageDownloader: Sendable {
 
         var queue = OriginQueue(remaining.map { (index: $0, origin: OriginLimits.origin(of: urls[$0])) })
         let gaveUp = CancellationFlag()
+        // The fetches run in tasks of their own (see `start`), which leave their outcomes here:
+        // no task of this call's per image, and one wake-up per burst of images that end together.
+        let ended = OutcomeMailbox<(index: Int, origin: String, outcome: DownloadOutcome)>()
+        var running = 0
+        func startWhatFits() {
+            // A little over the limits: an image being written to the cache holds a place here
+            // but no longer a request slot (the semaphores in `load` keep the network limits
+            // exactly), so the next request goes out while it is written.
+            let room = policy.concurrency + storeHeadroom(policy.concurrency) - running
+            let limit = { (origin: String) in
+                let network = self.originLimits.limit(for: origin)
+                return network + self.storeHeadroom(network)
+            }
+            let isCancelled = Task.isCancelled
+            for (index, origin) in queue.next(room: room, limit: limit) {
+                let lookup = known[index]
+                running += 1
+                start(urls[index], knownLookup: lookup, preCounted: lookup != nil, callerGaveUp: gaveUp,
+                      isCancelled: isCancelled) { ended.deliver((index, origin, $0)) }
+            }
+        }
+        func settle(_ index: Int, _ outcome: DownloadOutcome) {
+            for same in sameURL[urls[index].serializedWithoutFragment] ?? [index] { outcomes[same] = outcome }
+        }
         return await withTaskCancellationHandler {
-            await withTaskGroup(of: (Int, String, DownloadOutcome).self) { group in
-                var running = 0
-                func startWhatFits() {
-                    // A little over the limits: an image being written to the cache holds a task
-                    // here but no longer a request slot (the semaphores in `load` keep the network
-                    // limits exactly), so the next request goes out while it is written.
-                    let room = policy.concurrency + storeHeadroom(policy.concurrency) - running
-                    let limit = { (origin: String) in
-                        let network = self.originLimits.limit(for: origin)
-                        return network + self.storeHeadroom(network)
-                    }
-                    for (index, origin) in queue.next(room: room, limit: limit) {
-                        let (url, lookup) = (urls[index], known[index])
-                        running += 1
-                        group.addTask {
-                            (index, origin, await self.fetch(url, knownLookup: lookup, preCounted: lookup != nil, callerGaveUp: gaveUp))
-                        }
-                    }
-                }
-                func settle(_ index: Int, _ outcome: DownloadOutcome) {
-                    for same in sameURL[urls[index].serializedWithoutFragment] ?? [index] { outcomes[same] = outcome }
-                }
-                startWhatFits()
-                while let (index, origin, outcome) = await group.next() {
+            startWhatFits()
+            while running > 0 {
+                for (index, origin, outcome) in await ended.takeAll() {
                     settle(index, outcome)
                     running -= 1
                     queue.finished(origin)
-                    if Task.isCancelled {
-                        // The caller gave up: the rest are not started (and those still waiting
-                        // for a request slot end without sending theirs).
-                        for index in queue.drain() {
-                            if known[index] != nil { counter.decrement() }
-                            settle(index, finish(cancelledOutcome(for: urls[index])))
-                        }
-                    } else {
-                        startWhatFits()
-                    }
                 }
-                return outcomes.compactMap { $0 }
+                if Task.isCancelled {
+                    // The caller gave up: the rest are not started (and those still waiting for a
+                    // request slot end without sending theirs); those in flight are waited for.
+                    for index in queue.drain() {
+                        if known[index] != nil { counter.decrement() }
+                        settle(index, finish(cancelledOutcome(for: urls[index])))
+                    }
+                } else {
+                    startWhatFits()
+                }
             }
+            return outcomes.compactMap { $0 }
         } onCancel: {
             gaveUp.set()
         }
