@@ -171,8 +171,11 @@ def main():
                   f"{verdict(r <= limit)}")
 
     ratio_line("3", "imgcache wall <= 0.8x wget2 wall", "wget2", 0.8)
-    ratio_line("3", f"imgcache wall <= 1.2x curl --parallel-max {meta['concurrency'][1]}", "curl100", 1.2)
+    ratio_line("3", f"imgcache wall <= 1.0x curl --parallel-max {meta['concurrency'][1]}", "curl100", 1.0)
+    ratio_line("3", "imgcache CPU time <= wget2 CPU time", "wget2", 1.0, what="cpu")
     ratio_line("2", "imgcache wall <= 0.8x wget2 wall", "wget2", 0.8)
+    ratio_line("2", "imgcache CPU time <= wget2 CPU time", "wget2", 1.0, what="cpu")
+    ratio_line("1", "imgcache wall <= wget2 wall", "wget2", 1.0)
     ratio_line("1", "imgcache CPU time <= wget2 CPU time", "wget2", 1.0, what="cpu")
     if "1" in settings and have_ic:
         ic, warm = get("1", "imgcache"), get("1", "imgcache-warm")
