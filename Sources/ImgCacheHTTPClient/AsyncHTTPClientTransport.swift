@@ -153,14 +153,14 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     /// Sends one GET; see ``ImageTransport/send(_:)``.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
-        let lowercasedURL = request.url.lowercased()
-        guard lowercasedURL.hasPrefix("http://") || lowercasedURL.hasPrefix("https://") else {
+        let isHTTPS = request.url.hasPrefixIgnoringASCIICase("https://")
+        guard isHTTPS || request.url.hasPrefixIgnoringASCIICase("http://") else {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
         let remaining = request.deadline - ContinuousClock.now
         guard remaining > .zero else { throw TransportError.timedOut(phase: nil) }
 
-        var route = self.route(for: request.url, isHTTPS: lowercasedURL.hasPrefix("https://"))
+        var route = self.route(for: request.url, isHTTPS: isHTTPS)
         if request.privateNetworks.isRestricted {
             if case .direct = route {
                 let guarded = try await guards.entry(for: request.privateNetworks)

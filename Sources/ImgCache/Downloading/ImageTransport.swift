@@ -47,8 +47,7 @@ public struct TransportResponse: Sendable {
 
     /// The first value of a header, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        let lowercased = name.lowercased()
-        return headers.first { $0.name.lowercased() == lowercased }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
 
