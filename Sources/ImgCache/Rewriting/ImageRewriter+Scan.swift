@@ -240,15 +240,17 @@ extension ImageRewriter {
         case .invalid:
             return Resolution(skip: .invalidURL)
         }
-        guard let name = options.naming.name(forHTTPURL: serialized) else { return resolveUntyped(serialized, site: site) }
+        // The path is read once for both questions: an image extension, and if none, whether it names any kind of file.
+        let pathKind = options.naming.pathKind(ofHTTPURL: serialized)
+        guard case .image(let ext) = pathKind else { return resolveUntyped(serialized, pathKind: pathKind, site: site) }
         if let site, site.relativePath(servingURL: serialized) != nil { return Resolution(url: serialized, skip: .siteFile) }
-        return Resolution(url: serialized, name: name)
+        return Resolution(url: serialized, name: options.naming.name(forHTTPURL: serialized, extension: ext))
     }
 
     /// An http(s) URL without an enabled image extension: nothing, unless its path names no kind
     /// of file and such URLs are taken; then its bytes (or the cache) will name it.
-    private func resolveUntyped(_ serialized: String, site: SiteTree?) -> Resolution {
-        guard options.untypedImages, options.naming.pathKind(ofHTTPURL: serialized) == .untyped else {
+    private func resolveUntyped(_ serialized: String, pathKind: LocalImageNaming.PathKind, site: SiteTree?) -> Resolution {
+        guard options.untypedImages, pathKind == .untyped else {
             return Resolution(url: serialized, skip: .unsupportedExtension)
         }
         if let site, site.relativePath(servingURL: serialized) != nil { return Resolution(url: serialized, skip: .siteFile) }

@@ -35,39 +35,53 @@ public struct LocalImageNaming: Sendable, Hashable {
 
     /// `imageExtension(of:)` for a serialised http(s) URL.
     func imageExtension(ofHTTPURL serializedURL: String) -> String? {
-        // An http(s) URL serialises as scheme://authority/path?query#fragment, and its path
-        // holds no raw `?` or `#`: the last segment can be read off the serialisation. Read as
-        // bytes: through `String.UTF8View` each search was a generic index walk.
-        var serialized = serializedURL
-        return serialized.withUTF8 { bytes -> String? in
-            let pathEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
-            guard let slash = bytes[..<pathEnd].lastIndex(of: UInt8(ascii: "/")) else { return nil }
-            let segment = bytes[(slash + 1)..<pathEnd]
-            if segment.contains(UInt8(ascii: "%")) {
-                return imageExtension(ofSegment: PercentEncoding.decode(segment)[...])
-            }
+        Self.withExtensionBytes(ofHTTPURL: serializedURL) { ext in ext.flatMap(matchingExtension) }
+    }
+
+    /// Hands `body` the bytes after the last `.` of an http(s) URL's last path segment
+    /// (percent-decoded; query and fragment ignored), or nil when that segment has no `.`.
+    ///
+    /// An http(s) URL serialises as scheme://authority/path?query#fragment, and its path holds no
+    /// raw `?` or `#`: the last segment can be read off the serialisation. Read as bytes: through
+    /// `String.UTF8View` each search was a generic index walk.
+    private static func withExtensionBytes<Result>(
+        ofHTTPURL serializedURL: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result
+    ) -> Result {
+        func afterLastDot(_ segment: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
             guard let dot = segment.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-            return matchingExtension(Substring(decoding: segment[(dot + 1)...], as: UTF8.self))
+            return UnsafeBufferPointer(rebasing: segment[(dot + 1)...])
+        }
+        var serialized = serializedURL
+        return serialized.withUTF8 { bytes -> Result in
+            let pathEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+            guard let slash = bytes[..<pathEnd].lastIndex(of: UInt8(ascii: "/")) else { return body(nil) }
+            let segment = UnsafeBufferPointer(rebasing: bytes[(slash + 1)..<pathEnd])
+            if segment.contains(UInt8(ascii: "%")) {
+                return PercentEncoding.decode(segment).withUnsafeBufferPointer { body(afterLastDot($0)) }
+            }
+            return body(afterLastDot(segment))
         }
     }
 
-    private func imageExtension(ofSegment segment: ArraySlice<UInt8>) -> String? {
-        guard let dot = segment.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        return matchingExtension(Substring(decoding: segment[(dot + 1)...], as: UTF8.self))
-    }
-
-    private func matchingExtension(_ candidate: Substring) -> String? {
-        let bytes = candidate.utf8
-        guard bytes.count <= 16 else { return nil }
+    /// The enabled extension these bytes spell, in any case.
+    private func matchingExtension(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         // A handful of lowercase extensions: comparing bytes, ASCII letters folded, costs less than
         // lowercasing the candidate into a new string and hashing it (measured on srcset-heavy pages).
-        // (Not ASCII: Unicode's lowercasing, which maps a few letters, the Kelvin sign among them, to ASCII.)
         guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            // Not ASCII: Unicode's lowercasing, which maps a few letters, the Kelvin sign among
+            // them, to ASCII; invalid UTF-8 is read as U+FFFD.
+            let candidate = String(decoding: bytes, as: UTF8.self)
+            guard candidate.utf8.count <= 16 else { return nil }
             let ext = candidate.lowercased()
             return extensions.contains(ext) ? ext : nil
         }
+        guard bytes.count <= 16 else { return nil }
         for ext in extensions where ext.utf8.count == bytes.count {
-            if zip(ext.utf8, bytes).allSatisfy({ $0 == ($1 >= 0x41 && $1 <= 0x5A ? $1 | 0x20 : $1) }) { return ext }
+            var spelling = ext
+            let matches = spelling.withUTF8 { spelled in
+                zip(spelled, bytes).allSatisfy { $0 == ($1 >= 0x41 && $1 <= 0x5A ? $1 | 0x20 : $1) }
+            }
+            if matches { return ext }
         }
         return nil
     }
@@ -118,20 +132,20 @@ public struct LocalImageNaming: Sendable, Hashable {
     ]
 
     /// ``PathKind`` of a serialised http(s) URL (its last path segment's extension, query and
-    /// fragment ignored).
+    /// fragment ignored). Read in one pass: the rewriter asks it of every URL naming no enabled
+    /// extension, and reading the segment again for each question cost as much as hashing the name.
     package func pathKind(ofHTTPURL serializedURL: String) -> PathKind {
-        if let ext = imageExtension(ofHTTPURL: serializedURL) { return .image(ext) }
-        let serialized = serializedURL.utf8
-        let pathEnd = serialized.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? serialized.endIndex
-        let beforeQuery = serialized[..<pathEnd]
-        guard let slash = beforeQuery.lastIndex(of: UInt8(ascii: "/")) else { return .untyped }
-        let segment = PercentEncoding.decode(beforeQuery[beforeQuery.index(after: slash)...])
-        guard let dot = segment.lastIndex(of: UInt8(ascii: ".")), dot + 1 < segment.count else { return .untyped }
-        let ext = String(decoding: segment[(dot + 1)...], as: UTF8.self).lowercased()
-        return Self.otherKinds.contains(ext) ? .other : .untyped
+        Self.withExtensionBytes(ofHTTPURL: serializedURL) { ext -> PathKind in
+            guard let ext else { return .untyped }
+            if let image = matchingExtension(ext) { return .image(image) }
+            guard !ext.isEmpty else { return .untyped }
+            let lowercased = String(decoding: ext, as: UTF8.self).lowercased()
+            return Self.otherKinds.contains(lowercased) ? .other : .untyped
+        }
     }
 
-    private func name(forHTTPURL serializedURL: String, extension ext: String) -> LocalName {
+    /// The name of an http(s) URL whose path names an enabled image `extension` (from ``pathKind(ofHTTPURL:)``).
+    func name(forHTTPURL serializedURL: String, extension ext: String) -> LocalName {
         var hasher = SHA256()
         var serialized = serializedURL
         serialized.withUTF8 { bytes in

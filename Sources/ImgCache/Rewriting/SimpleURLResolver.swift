@@ -39,66 +39,82 @@ struct SimpleURLResolver: Sendable {
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 
+    /// What the bytes of a URL text resolve to.
+    private enum Outcome {
+        case needsParser
+        /// The text is its own serialisation (an absolute URL, as most srcset candidates are):
+        /// given back as it is, with no copy to make and check.
+        case input
+        case serialized(String)
+    }
+
     /// The serialised absolute URL, or nil when the input needs the full parser.
     func resolve(_ text: String) -> String? {
         // On the bytes themselves: through `String.UTF8View` every step was a generic index
         // operation, and this runs for every distinct URL of a page.
         var text = text
-        return text.withUTF8 { resolve(bytes: $0) }
+        switch text.withUTF8({ resolve(bytes: $0) }) {
+        case .needsParser: return nil
+        case .input: return text
+        case .serialized(let serialized): return serialized
+        }
     }
 
-    private func resolve(bytes input: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let first = input.first, input.count < 2048 else { return nil }
+    private func resolve(bytes input: UnsafeBufferPointer<UInt8>) -> Outcome {
+        guard let first = input.first, input.count < 2048 else { return .needsParser }
         let plain = Self.plain
-        for byte in input where byte >= 128 || !plain[Int(byte)] { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(origin.count + directory.count + input.count)
+        for byte in input where byte >= 128 || !plain[Int(byte)] { return .needsParser }
         if first == UInt8(ascii: "/") {
             // Path-absolute; "//host" would be scheme-relative.
-            if input.dropFirst().first == UInt8(ascii: "/") { return nil }
-            guard Self.hasNoDotSegments(input[...]) else { return nil }
-            output += origin
-            output += input
+            if input.dropFirst().first == UInt8(ascii: "/") { return .needsParser }
+            guard Self.hasNoDotSegments(input[...]) else { return .needsParser }
+            return .serialized(Self.concatenated(origin, [], input))
         } else if first == UInt8(ascii: "?") {
-            return nil
+            return .needsParser
         } else if let colon = input.firstIndex(of: UInt8(ascii: ":")),
                   !input[..<colon].contains(UInt8(ascii: "/")), !input[..<colon].contains(UInt8(ascii: "?")) {
             // Has a scheme: only plain lowercase http(s) URLs with a simple host.
-            guard let rest = Self.absoluteRest(input) else { return nil }
-            return rest
+            return Self.absolute(input)
         } else {
-            guard Self.hasNoDotSegments(input[...], relative: true) else { return nil }
-            output += origin
-            output += directory
-            output += input
+            guard Self.hasNoDotSegments(input[...], relative: true) else { return .needsParser }
+            return .serialized(Self.concatenated(origin, directory, input))
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
-    private static func absoluteRest(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    /// The ASCII bytes of the three parts, written straight into a string's storage.
+    private static func concatenated(_ first: [UInt8], _ second: [UInt8], _ third: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: first.count + second.count + third.count) { buffer in
+            var end = buffer.initialize(fromContentsOf: first)
+            end = buffer[end...].initialize(fromContentsOf: second)
+            return buffer[end...].initialize(fromContentsOf: third)
+        }
+    }
+
+    private static func absolute(_ bytes: UnsafeBufferPointer<UInt8>) -> Outcome {
         let prefixLength: Int
-        if bytes.starts(with: "http://".utf8) {
+        if startsWith("http://", bytes) {
             prefixLength = 7
-        } else if bytes.starts(with: "https://".utf8) {
+        } else if startsWith("https://", bytes) {
             prefixLength = 8
         } else {
-            return nil
+            return .needsParser
         }
         let authorityEnd = bytes[prefixLength...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
         let host = bytes[prefixLength..<authorityEnd]
         guard !host.isEmpty, host.allSatisfy(isHostByte),
               host.first != UInt8(ascii: "."), host.first != UInt8(ascii: "-"),
-              !containsEmptyLabel(host), !hasIPv4OrPunycodeLabel(host) else { return nil }
-        var output = Array(bytes[..<authorityEnd])
-        if authorityEnd == bytes.count || bytes[authorityEnd] == UInt8(ascii: "?") {
-            output.append(UInt8(ascii: "/"))
-        }
-        let rest = bytes[authorityEnd...]
+              !containsEmptyLabel(host), !hasIPv4OrPunycodeLabel(host) else { return .needsParser }
+        let rest = UnsafeBufferPointer(rebasing: bytes[authorityEnd...])
         if rest.first == UInt8(ascii: "/") {
-            guard hasNoDotSegments(rest) else { return nil }
+            guard hasNoDotSegments(rest) else { return .needsParser }
+            return .input
         }
-        output += rest
-        return String(decoding: output, as: UTF8.self)
+        // An empty path serialises as "/".
+        return .serialized(concatenated(Array(bytes[..<authorityEnd]), [UInt8(ascii: "/")], rest))
+    }
+
+    private static func startsWith(_ prefix: StaticString, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        prefix.withUTF8Buffer { prefix in bytes.count >= prefix.count && bytes.prefix(prefix.count).elementsEqual(prefix) }
     }
 
     private static func containsEmptyLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
@@ -115,12 +131,22 @@ struct SimpleURLResolver: Sendable {
     }
 
     /// A last label that starts with a digit makes the host an IPv4 address (or a failure);
-    /// `xn--` labels are checked by IDNA. Either way: the full parser's job.
+    /// `xn--` labels are checked by IDNA. Either way: the full parser's job. Read label by label
+    /// in place: splitting made an array for every URL.
     private static func hasIPv4OrPunycodeLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        var labels = host.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: true)
-        if host.last == UInt8(ascii: ".") { labels = Array(labels) }
-        if let last = labels.last, let digit = last.first, digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") { return true }
-        return labels.contains { $0.starts(with: "xn--".utf8) }
+        var lastLabelFirst: UInt8?
+        var labelStart = host.startIndex
+        while labelStart < host.endIndex {
+            let labelEnd = host[labelStart...].firstIndex(of: UInt8(ascii: ".")) ?? host.endIndex
+            if labelEnd > labelStart {
+                if labelEnd - labelStart >= 4, host[labelStart] == UInt8(ascii: "x"), host[labelStart + 1] == UInt8(ascii: "n"),
+                   host[labelStart + 2] == UInt8(ascii: "-"), host[labelStart + 3] == UInt8(ascii: "-") { return true }
+                lastLabelFirst = host[labelStart]
+            }
+            labelStart = labelEnd + 1
+        }
+        guard let digit = lastLabelFirst else { return false }
+        return digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9")
     }
 
     /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
