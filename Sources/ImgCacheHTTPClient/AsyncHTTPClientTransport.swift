@@ -48,8 +48,8 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     /// `--cacert` is ignored and TLS errors come as `NWTLSError`.
     static let eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    /// Creates the transport and its HTTP clients (on NIO's shared event loop group, whose threads
-    /// outlive ``shutdown()``; the clients' connections do not), trusting the system's CAs.
+    /// Creates the transport and its HTTP clients (on the process's one event loop, whose thread
+    /// outlives ``shutdown()``; the clients' connections do not), trusting the system's CAs.
     ///
     /// - Parameters:
     ///   - proxy: which requests go through which proxy; direct connections by default.
