@@ -1,5 +1,6 @@
 public import ImgCache
 import AsyncHTTPClient
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -31,25 +32,29 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     private let tunnelled: [ProxySettings.Endpoint: HTTPClient]
     private let forwarded: [ProxySettings.Endpoint: ForwardProxyClient]
     private let proxy: ProxySettings
-    private let diagnosis = CertificateDiagnosis(group: AsyncHTTPClientTransport.eventLoopGroup)
+    private let diagnosis: CertificateDiagnosis
     private let guards: AddressGuards
 
-    /// One POSIX event loop, shared by every client of every transport and kept for the life of
-    /// the process (as NIO's own singleton group is).
+    /// The one event loop every client, connection and bootstrap of this transport runs on, a
+    /// thread of its own, ended by ``shutdown()``.
     ///
-    /// One thread rather than one per core: AsyncHTTPClient calls a request's delegate on the loop
-    /// the request was given, which with several loops is often not the loop of the connection
-    /// that serves it, and every call-out (head, each body part, the end) then hops between
-    /// threads; an HTTP/2 connection, which carries all of a host's requests, lives on one loop
-    /// anyway. (Two loops with each request pinned to a loop chosen by its origin took more CPU,
-    /// not less.) POSIX loops on every platform: AsyncHTTPClient's
-    /// default group is Network.framework's on Apple platforms, where the NIOPosix bootstraps of
-    /// the forward proxy, the address guard and the certificate diagnosis stop the process,
-    /// `--cacert` is ignored and TLS errors come as `NWTLSError`.
-    static let eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// One loop rather than NIO's one per core: AsyncHTTPClient calls a request's delegate on the
+    /// loop the request was given, which with several loops is often not the loop of the
+    /// connection that serves it, and every call-out (head, each body part, the end) then hops
+    /// between threads; an HTTP/2 connection, which carries all of a host's requests, lives on one
+    /// loop anyway. (Two loops with each request pinned to a loop chosen by its origin took more
+    /// CPU, not less.) A loop of its own rather than one shared by the process, so that transports
+    /// used side by side (an app's sessions, a test suite's) do not queue behind one thread.
+    /// POSIX loops on every platform: AsyncHTTPClient's default group is Network.framework's on
+    /// Apple platforms, where the NIOPosix bootstraps of the forward proxy, the address guard and
+    /// the certificate diagnosis stop the process, `--cacert` is ignored and TLS errors come as
+    /// `NWTLSError`.
+    private let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// Whether ``shutdown()`` has begun: once is enough, and the deinit then has nothing to do.
+    private let isShutDown = NIOLockedValueBox(false)
 
-    /// Creates the transport and its HTTP clients (on the process's one event loop, whose thread
-    /// outlives ``shutdown()``; the clients' connections do not), trusting the system's CAs.
+    /// Creates the transport and its HTTP clients (on an event loop thread of its own, ended with
+    /// them by ``shutdown()``), trusting the system's CAs.
     ///
     /// - Parameters:
     ///   - proxy: which requests go through which proxy; direct connections by default.
@@ -100,6 +105,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         // past the image's failure. Nothing depends on the server's close_notify: a response's end
         // is known from its framing.
         tls.shutdownTimeout = .milliseconds(250)
+        let eventLoop = eventLoopGroup.next()
         let makeClient: @Sendable (HTTPClient.Configuration.Proxy?) -> HTTPClient = { [tls] proxy in
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tls,
@@ -119,7 +125,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             // No tracing spans: with none configured, AsyncHTTPClient still made a span and parsed
             // each URL again for its attributes (about 2% of a 2,000-image fetch's CPU time).
             configuration.tracing.tracer = nil
-            return HTTPClient(eventLoopGroup: Self.eventLoopGroup, configuration: configuration)
+            return HTTPClient(eventLoopGroup: eventLoop, configuration: configuration)
         }
         self.proxy = proxy
         self.direct = makeClient(nil)
@@ -127,7 +133,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         var forwarded: [ProxySettings.Endpoint: ForwardProxyClient] = [:]
         if let endpoint = proxy.httpProxy {
             forwarded[endpoint] = ForwardProxyClient(
-                group: Self.eventLoopGroup, host: endpoint.host, port: endpoint.port,
+                group: eventLoop, host: endpoint.host, port: endpoint.port,
                 connectTimeout: TimeAmount(connectTimeout), maxIdleConnections: maxConnectionsPerHost)
         }
         if let endpoint = proxy.httpsProxy {
@@ -135,24 +141,26 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         }
         self.tunnelled = tunnelled
         self.forwarded = forwarded
-        self.guards = AddressGuards(connectTimeout: connectTimeout, resolvedNames: resolvedNames, makeClient: makeClient)
+        self.diagnosis = CertificateDiagnosis(group: eventLoop)
+        self.guards = AddressGuards(group: eventLoop, connectTimeout: connectTimeout, resolvedNames: resolvedNames, makeClient: makeClient)
     }
 
     deinit {
         // A safety net: ``shutdown()`` is the contract, but a transport dropped without it (say, after
-        // an early throw) must neither leak its connections nor trip AsyncHTTPClient's debug-build
-        // precondition on clients that are deinitialised while running. Non-blocking, and a no-op
-        // (an `alreadyShutdown` failure) for clients already shut down.
-        for client in [direct] + Array(tunnelled.values) {
-            _ = client.shutdown() as EventLoopFuture<Void>
-        }
-        for client in forwarded.values { client.shutdown() }
-        guards.abandon()
+        // an early throw) must neither leak its connections and thread nor trip AsyncHTTPClient's
+        // debug-build precondition on clients that are deinitialised while running. The loop is
+        // ended only after everything on it, or a client's shutdown would wait on it forever.
+        guard !isShutDown.withLockedValue({ $0 }) else { return }
+        let parts = ShutdownParts(clients: [direct] + Array(tunnelled.values), forwarded: Array(forwarded.values),
+                                  guards: guards, eventLoopGroup: eventLoopGroup)
+        Task { await parts.shutDown() }
     }
 
     /// Sends one GET; see ``ImageTransport/send(_:)``.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
+        // Checked here because work handed to an ended event loop is dropped, not failed.
+        guard !isShutDown.withLockedValue({ $0 }) else { throw TransportError.connection("the transport is shut down") }
         let isHTTPS = request.url.hasPrefixIgnoringASCIICase("https://")
         guard isHTTPS || request.url.hasPrefixIgnoringASCIICase("http://") else {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
@@ -216,13 +224,31 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     /// connects by itself, the host's names are checked before each request instead).
     public var checksConnectedAddresses: Bool { true }
 
-    /// Shuts the clients down, closing their connections; requests still in flight fail.
+    /// Shuts the clients down, closing their connections, and ends the transport's event loop
+    /// thread; requests still in flight fail. Calls after the first return at once.
     public func shutdown() async {
-        for client in [direct] + Array(tunnelled.values) {
-            try? await client.shutdown()
+        let wasShutDown = isShutDown.withLockedValue { isShutDown in
+            defer { isShutDown = true }
+            return isShutDown
         }
-        for client in forwarded.values { client.shutdown() }
-        await guards.shutdown()
+        guard !wasShutDown else { return }
+        await ShutdownParts(clients: [direct] + Array(tunnelled.values), forwarded: Array(forwarded.values),
+                            guards: guards, eventLoopGroup: eventLoopGroup).shutDown()
+    }
+
+    /// What a shutdown ends, in the order it must: the clients and proxies, then the loop they run on.
+    private struct ShutdownParts: Sendable {
+        let clients: [HTTPClient]
+        let forwarded: [ForwardProxyClient]
+        let guards: AddressGuards
+        let eventLoopGroup: MultiThreadedEventLoopGroup
+
+        func shutDown() async {
+            for client in clients { try? await client.shutdown() }
+            for client in forwarded { client.shutdown() }
+            await guards.shutdown()
+            try? await eventLoopGroup.shutdownGracefully()
+        }
     }
 
     private enum Route {

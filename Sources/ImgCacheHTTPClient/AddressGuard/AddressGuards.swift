@@ -11,14 +11,17 @@ final class AddressGuards: Sendable {
         let client: HTTPClient
     }
 
+    private let group: any EventLoopGroup
     private let connectTimeout: Duration
     private let resolvedNames: [String: IPAddress]
     private let makeClient: @Sendable (HTTPClient.Configuration.Proxy?) -> HTTPClient
     /// Started or starting guards; a task so that concurrent first requests share one start.
     private let entries = NIOLockedValueBox<[PrivateNetworkAccess: Task<Entry, any Error>]>([:])
 
-    init(connectTimeout: Duration, resolvedNames: [String: IPAddress],
+    /// - Parameter group: where the guards' proxies run (the transport's event loop).
+    init(group: any EventLoopGroup, connectTimeout: Duration, resolvedNames: [String: IPAddress],
          makeClient: @escaping @Sendable (HTTPClient.Configuration.Proxy?) -> HTTPClient) {
+        self.group = group
         self.connectTimeout = connectTimeout
         self.resolvedNames = resolvedNames
         self.makeClient = makeClient
@@ -28,9 +31,9 @@ final class AddressGuards: Sendable {
     func entry(for access: PrivateNetworkAccess) async throws -> Entry {
         let task = entries.withLockedValue { entries in
             if let task = entries[access] { return task }
-            let task = Task { [connectTimeout, resolvedNames, makeClient] in
+            let task = Task { [group, connectTimeout, resolvedNames, makeClient] in
                 let proxy = try await AddressGuardProxy.start(
-                    access: access, group: AsyncHTTPClientTransport.eventLoopGroup, connectTimeout: TimeAmount(connectTimeout),
+                    access: access, group: group, connectTimeout: TimeAmount(connectTimeout),
                     names: resolvedNames)
                 return Entry(proxy: proxy, client: makeClient(.server(host: "127.0.0.1", port: proxy.port)))
             }
@@ -50,17 +53,6 @@ final class AddressGuards: Sendable {
             guard let entry = try? await task.value else { continue }
             try? await entry.client.shutdown()
             entry.proxy.shutdown()
-        }
-    }
-
-    /// Shuts down without waiting (the transport's deinit safety net).
-    func abandon() {
-        for task in entries.withLockedValue({ $0.values }) {
-            Task {
-                guard let entry = try? await task.value else { return }
-                _ = entry.client.shutdown() as EventLoopFuture<Void>
-                entry.proxy.shutdown()
-            }
         }
     }
 }
