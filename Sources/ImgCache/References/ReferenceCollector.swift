@@ -293,8 +293,11 @@ final class ReferenceCollector: HTMLScanHandler {
         _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String,
         attribute: String, srcset: Bool, inert: Bool
     ) -> [URLSlot] {
-        let text = decode(valueRange, characterReferences: true)
         let base = valueRange.lowerBound
+        if srcset, let slots = plainSrcsetSlots(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert) {
+            return slots
+        }
+        let text = decode(valueRange, characterReferences: true)
         if srcset {
             return SrcsetParser.parse(text.scalars).map { candidate in
                 let raw = text.rawRange(of: candidate.urlRange)
@@ -317,6 +320,26 @@ final class ReferenceCollector: HTMLScanHandler {
             isValidCandidate: true, isInert: inert,
             acceptsUntyped: URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
         )]
+    }
+
+    /// The slots of a srcset whose bytes are plain ASCII with no character reference (nearly
+    /// every srcset), read off the page: its text is its bytes, and decoding it would only copy
+    /// them. Nil for any other srcset.
+    private func plainSrcsetSlots(
+        _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool
+    ) -> [URLSlot]? {
+        let bytes = UnsafeBufferPointer(rebasing: page[valueRange])
+        guard encoding.isASCIICompatible, !bytes.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "&") }) else { return nil }
+        let base = valueRange.lowerBound
+        let acceptsUntyped = URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
+        return SrcsetParser.parse(bytes).map { candidate in
+            let range = base + candidate.urlRange.lowerBound..<base + candidate.urlRange.upperBound
+            return URLSlot(
+                range: range, text: String(decoding: UnsafeBufferPointer(rebasing: page[range]), as: UTF8.self),
+                context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
+                isValidCandidate: candidate.isValid, isInert: inert, acceptsUntyped: acceptsUntyped
+            )
+        }
     }
 
     private func collectCSS(_ valueRange: Range<Int>, quote: UInt8?, element: String, attribute: String,
