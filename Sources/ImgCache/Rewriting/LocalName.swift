@@ -48,8 +48,6 @@ struct LocalName: Hashable, Sendable {
     /// Whether the name sits in a two-hex-digit subfolder.
     let fanOut: Bool
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// `3f2a….png`, or `3f/3f2a….png` with fan-out.
     var string: String {
         var name: [UInt8] = []
@@ -61,17 +59,49 @@ struct LocalName: Hashable, Sendable {
     /// The length of the spelling in bytes.
     var byteCount: Int { (fanOut ? 3 : 0) + 64 + 1 + pathExtension.utf8.count }
 
-    /// Appends the spelling to `name` without building a String.
+    /// Appends the spelling to `name` without building a String. A rewritten page spells one
+    /// name per reference: the digits are made eight at a time in a word (see `hexDigits(of:)`),
+    /// where a byte at a time each append checked the array's uniqueness and capacity.
     func append(to name: inout [UInt8]) {
         if fanOut {
-            name += [Self.hexDigits[Int(digest[0] >> 4)], Self.hexDigits[Int(digest[0] & 0x0F)], UInt8(ascii: "/")]
+            let first = UInt8(truncatingIfNeeded: digest.words.0 >> 56)
+            name.append(Self.hexDigit(first >> 4))
+            name.append(Self.hexDigit(first & 0x0F))
+            name.append(UInt8(ascii: "/"))
         }
-        for i in 0..<32 {
-            name.append(Self.hexDigits[Int(digest[i] >> 4)])
-            name.append(Self.hexDigits[Int(digest[i] & 0x0F)])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { spelling in
+            let raw = UnsafeMutableRawBufferPointer(spelling)
+            func spell(_ word: UInt64, at offset: Int) {
+                // Big-endian, so that each half's first digit is its first byte in memory.
+                let high = Self.hexDigits(of: UInt32(truncatingIfNeeded: word >> 32)), low = Self.hexDigits(of: UInt32(truncatingIfNeeded: word))
+                raw.storeBytes(of: high.bigEndian, toByteOffset: offset, as: UInt64.self)
+                raw.storeBytes(of: low.bigEndian, toByteOffset: offset + 8, as: UInt64.self)
+            }
+            spell(digest.words.0, at: 0)
+            spell(digest.words.1, at: 16)
+            spell(digest.words.2, at: 32)
+            spell(digest.words.3, at: 48)
+            name.append(contentsOf: UnsafeBufferPointer(spelling))
         }
         name.append(UInt8(ascii: "."))
         name += pathExtension.utf8
+    }
+
+    /// The eight lowercase hex digits of `value`, one a byte, the last digit in the lowest byte.
+    private static func hexDigits(of value: UInt32) -> UInt64 {
+        // Each nibble into a byte of its own: halves, then quarters, then nibbles.
+        var nibbles = UInt64(value)
+        nibbles = (nibbles | nibbles << 16) & 0x0000_FFFF_0000_FFFF
+        nibbles = (nibbles | nibbles << 8) & 0x00FF_00FF_00FF_00FF
+        nibbles = (nibbles | nibbles << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        // 0x01 in each byte whose nibble is 10 or more: those go from "0"+10 on to "a".
+        let letters = ((nibbles &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return nibbles &+ 0x3030_3030_3030_3030 &+ letters &* UInt64(UInt8(ascii: "a") - UInt8(ascii: "9") - 1)
+    }
+
+    /// The lowercase hex digit of a value below 16.
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
     }
 
     init(digest: Digest, pathExtension: String, fanOut: Bool) {
