@@ -114,7 +114,11 @@ struct SimpleURLResolver: Sendable {
     }
 
     private static func startsWith(_ prefix: StaticString, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        prefix.withUTF8Buffer { prefix in bytes.count >= prefix.count && bytes.prefix(prefix.count).elementsEqual(prefix) }
+        prefix.withUTF8Buffer { prefix in
+            guard bytes.count >= prefix.count else { return false }
+            for index in prefix.indices where bytes[index] != prefix[index] { return false }
+            return true
+        }
     }
 
     private static func containsEmptyLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
