@@ -98,8 +98,9 @@ extension ImageRewriter {
             let resolution: Resolution
             if VerbatimDataURL.matches(slot.text) {
                 // Inline images are often hundreds of KB, and each is its own: hashing them into
-                // `resolved` would cost more than deciding again.
-                resolution = resolve(slot.text, resolver: resolver, site: site)
+                // `resolved` would cost more than deciding again. What `resolve` makes of one, said
+                // here: it would read all of it again to find that it is verbatim.
+                resolution = Resolution(url: slot.text, skip: .notHTTP)
             } else if let index = resolved[slot.text] {
                 resolution = Resolution(analysis.references[index])
             } else {
