@@ -192,7 +192,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         case .forwarded: preconditionFailure("handled above")
         }
         do {
-            return try await Self.exchange(request, on: client, deadline: NIODeadline.now() + TimeAmount(remaining))
+            return try await exchange(request, on: client, deadline: NIODeadline.now() + TimeAmount(remaining))
         } catch {
             if case .guarded(_, let guardProxy) = route, let target = URLAuthority(request.url),
                let refusal = Self.guardError(error, outcome: guardProxy.outcome(host: target.host, port: target.port), host: target.host) {
@@ -280,7 +280,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
 
     /// Sends the request and collects the response. The deadline covers the whole exchange:
     /// AsyncHTTPClient fails the request when it passes, head or body.
-    private static func exchange(
+    private func exchange(
         _ request: TransportRequest, on client: HTTPClient, deadline: NIODeadline
     ) async throws -> TransportResponse {
         var outgoing = try HTTPClient.Request(url: request.url, method: .GET)
@@ -288,25 +288,66 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             outgoing.headers.add(name: header.name, value: header.value)
         }
         let collector = ImageResponseCollector(maxBytes: request.maxBytes)
-        let task = client.execute(request: outgoing, delegate: collector, deadline: deadline)
+        // Submitted from the event loop, where AsyncHTTPClient does the rest of the work: from a
+        // task's thread, handing the request to the pool, arming its deadline and waiting for its
+        // future each crossed to the loop on their own; from the loop this is one crossing in.
+        let loop = eventLoopGroup.next()
+        let submission = NIOLoopBoundBox.makeEmptyBox(valueType: Submission.self, eventLoop: loop)
         do {
             return try await withTaskCancellationHandler {
-                try await task.futureResult.get()
+                try await withCheckedThrowingContinuation { continuation in
+                    // Handed over only while the loop is sure to run it: an ended loop drops work
+                    // (and the continuation with it). shutdown() marks the transport before it
+                    // ends the loop, and the loop runs what it was given before it ends.
+                    let handedOver = onLoopUnlessShutDown(loop) { [outgoing] in
+                        if case .cancelled = submission.value {
+                            continuation.resume(throwing: CancellationError())
+                            return
+                        }
+                        let task = client.execute(request: outgoing, delegate: collector, deadline: deadline)
+                        submission.value = .sent(task)
+                        task.futureResult.whenComplete { continuation.resume(with: $0) }
+                    }
+                    if !handedOver { continuation.resume(throwing: TransportError.connection("the transport is shut down")) }
+                }
             } onCancel: {
-                task.cancel()
+                // Once shut down, the clients have failed every request already.
+                onLoopUnlessShutDown(loop) {
+                    if case .sent(let task) = submission.value {
+                        task.cancel()
+                    } else {
+                        submission.value = .cancelled
+                    }
+                }
             }
         } catch let error as TransportError {
             throw error
-        } catch let error as HTTPClientError where !Task.isCancelled && isTimeout(error) {
+        } catch let error as HTTPClientError where !Task.isCancelled && Self.isTimeout(error) {
             throw TransportError.timedOut(phase: collector.phase)
         } catch where !Task.isCancelled {
             // e.g. the server closed the connection (or reset the stream) before Content-Length
             // bytes; but a body cut short by the deadline is a time-out.
             if let (received, declared) = collector.truncation, (error as? HTTPClientError) != .deadlineExceeded {
-                throw TransportError.connection("truncated: \(received) of \(declared) bytes (\(describe(error)))")
+                throw TransportError.connection("truncated: \(received) of \(declared) bytes (\(Self.describe(error)))")
             }
             throw error
         }
+    }
+
+    /// Runs `work` on `loop` unless the transport is shut down; whether it will run.
+    @discardableResult
+    private func onLoopUnlessShutDown(_ loop: any EventLoop, _ work: @escaping @Sendable () -> Void) -> Bool {
+        isShutDown.withLockedValue { isShutDown in
+            if !isShutDown { loop.execute(work) }
+            return !isShutDown
+        }
+    }
+
+    /// A request as the event loop sees it (nil: not yet sent).
+    private enum Submission {
+        case sent(HTTPClient.Task<TransportResponse>)
+        /// Cancelled before it could be sent: it never will be.
+        case cancelled
     }
 
     /// Whether AsyncHTTPClient gave up for lack of time.
