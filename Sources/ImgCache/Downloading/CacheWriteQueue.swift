@@ -9,7 +9,7 @@
 final class CacheWriteQueue: Sendable {
     private struct Job: Sendable {
         let image: ImageToStore
-        let continuation: CheckedContinuation<CacheEntryMetadata, any Error>
+        let done: @Sendable (Result<CacheEntryMetadata, any Error>) -> Void
     }
 
     private struct State {
@@ -29,17 +29,16 @@ final class CacheWriteQueue: Sendable {
         self.store = store
     }
 
-    /// Stores `image` (with the next batch) and returns its metadata.
-    func store(_ image: ImageToStore) async throws -> CacheEntryMetadata {
-        try await withCheckedThrowingContinuation { continuation in
-            let startsWriter = state.withLock { state in
-                state.pending.append(Job(image: image, continuation: continuation))
-                guard state.writers < Self.maxWriters else { return false }
-                state.writers += 1
-                return true
-            }
-            if startsWriter { BlockingIO.submit { self.write() } }
+    /// Stores `image` with the next batch, then calls `done` with its metadata, on the writer's
+    /// thread: whatever ends an image's download runs there, instead of waking a task to do it.
+    func store(_ image: ImageToStore, then done: @escaping @Sendable (Result<CacheEntryMetadata, any Error>) -> Void) {
+        let startsWriter = state.withLock { state in
+            state.pending.append(Job(image: image, done: done))
+            guard state.writers < Self.maxWriters else { return false }
+            state.writers += 1
+            return true
         }
+        if startsWriter { BlockingIO.submit { self.write() } }
     }
 
     /// Takes batches until nothing is left waiting.
@@ -56,7 +55,7 @@ final class CacheWriteQueue: Sendable {
             }
             guard !batch.isEmpty else { return }
             let results = store.store(batch.map(\.image))
-            for (job, result) in zip(batch, results) { job.continuation.resume(with: result) }
+            for (job, result) in zip(batch, results) { job.done(result) }
         }
     }
 }

@@ -21,13 +21,22 @@ final class ImageDownloader: Sendable {
     private let writer: CacheWriteQueue
     private let globalLimit: AsyncSemaphore
     private let originLimits: OriginLimits
-    /// The fetches under way, by URL: a second caller waits for the first one's task.
+    /// The fetches under way, by URL: a second caller waits for the first one's outcome.
     private let fetches = ThreadLocked(Fetches())
+
+    /// One URL's fetch under way.
+    private struct Flight {
+        /// What does its network part: what ``cancelAll()`` cancels. It ends when the image is
+        /// handed to the cache writer; the fetch ends when the writer is done with it.
+        var task: Task<Void, Never>?
+        /// Everybody waiting for its outcome.
+        var waiters: [@Sendable (DownloadOutcome) -> Void]
+    }
 
     /// What ``fetchAll(_:)`` calls running side by side need to know of each other's fetches.
     private struct Fetches {
         /// The fetches under way, by URL.
-        var inFlight: [String: Task<DownloadOutcome, Never>] = [:]
+        var inFlight: [String: Flight] = [:]
         /// The ``fetchAll(_:)`` calls under way.
         var activeCalls = 0
         /// URLs whose fetch ended while calls were under way: a call that looked them up in the
@@ -82,7 +91,7 @@ final class ImageDownloader: Sendable {
     private enum Start {
         case started
         /// The URL is being fetched already: its outcome is this fetch's.
-        case joined(Task<DownloadOutcome, Never>)
+        case joined
         /// The caller is cancelled: nothing was started.
         case refused
     }
@@ -102,31 +111,30 @@ final class ImageDownloader: Sendable {
                        then done: @escaping @Sendable (DownloadOutcome) -> Void) {
         let key = url.serializedWithoutFragment
         let start: Start = fetches.withLock { fetches in
-            if let running = fetches.inFlight[key] { return .joined(running) }
+            if fetches.inFlight[key] != nil {
+                fetches.inFlight[key]?.waiters.append(done)
+                return .joined
+            }
             if isCancelled { return .refused }
             // Another call fetched it since this one's lookup: the cache has it now (or it failed
             // there, and is tried again).
             let lookup = fetches.settled.contains(key) ? nil : knownLookup
+            fetches.inFlight[key] = Flight(task: nil, waiters: [done])
             // A task of its own, so that a caller giving up does not end a fetch others wait for.
-            // It leaves the table itself, after it entered it (both under the lock).
-            fetches.inFlight[key] = Task {
-                let outcome = await self.load(url, knownLookup: lookup, preCounted: preCounted, callerGaveUp: callerGaveUp)
-                self.fetches.withLock { fetches in
-                    fetches.inFlight[key] = nil
-                    if fetches.activeCalls > 0 { fetches.settled.insert(key) }
+            // The fetch leaves the table when it ends, after it entered it (both under the lock).
+            fetches.inFlight[key]?.task = Task {
+                await self.load(url, knownLookup: lookup, preCounted: preCounted, callerGaveUp: callerGaveUp) { outcome in
+                    self.settle(key, with: outcome)
                 }
-                done(outcome)
-                return outcome
             }
             return .started
         }
         switch start {
         case .started:
             break
-        case .joined(let running):
+        case .joined:
             // A coalesced request counts once: the running fetch's unit already stands for this URL.
             if preCounted { counter.decrement() }
-            Task { done(await running.value) }
         case .refused:
             if preCounted { counter.decrement() }
             done(cancelledOutcome(for: url))
@@ -236,9 +244,25 @@ final class ImageDownloader: Sendable {
     /// into the cache is still going on. Their outcomes are `failed` with the reason `cancelled`;
     /// nothing partial is left in the cache. Later fetches work as usual.
     func cancelAll() async {
-        let running = fetches.withLock { Array($0.inFlight.values) }
-        for task in running { task.cancel() }
-        for task in running { _ = await task.value }
+        let running = fetches.withLock { $0.inFlight.map { (key: $0.key, task: $0.value.task) } }
+        for fetch in running { fetch.task?.cancel() }
+        for fetch in running {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = fetches.withLock { fetches in
+                    fetches.inFlight[fetch.key]?.waiters.append { _ in continuation.resume() } != nil
+                }
+                if !waits { continuation.resume() }
+            }
+        }
+    }
+
+    /// Ends the fetch of `key`: out of the table, and its outcome to everybody waiting for it.
+    private func settle(_ key: String, with outcome: DownloadOutcome) {
+        let waiters = fetches.withLock { fetches in
+            if fetches.activeCalls > 0 { fetches.settled.insert(key) }
+            return fetches.inFlight.removeValue(forKey: key)?.waiters ?? []
+        }
+        for waiter in waiters { waiter(outcome) }
     }
 
     /// Whether `url` is worth a request: an http(s) URL whose path names an enabled image format,
@@ -268,10 +292,24 @@ final class ImageDownloader: Sendable {
 
     // MARK: - One image
 
-    private func load(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool = false,
-                      callerGaveUp: CancellationFlag? = nil) async -> DownloadOutcome {
+    /// Fetches one image and calls `end` with its outcome, exactly once: before returning, or
+    /// later from the cache writer for an image handed to it (the task need not wait for the
+    /// write, nor be woken when it is done).
+    private func load(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool, callerGaveUp: CancellationFlag?,
+                      end: @escaping @Sendable (DownloadOutcome) -> Void) async {
+        if let outcome = await loadOrHandToWriter(url, knownLookup: knownLookup, preCounted: preCounted,
+                                                  callerGaveUp: callerGaveUp, stored: end) {
+            end(outcome)
+        }
+    }
+
+    /// ``load(_:knownLookup:preCounted:callerGaveUp:end:)``'s work: the outcome, or nil when the
+    /// image went to the cache writer, which calls `stored` with it.
+    private func loadOrHandToWriter(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool, callerGaveUp: CancellationFlag?,
+                                    stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
         // Whether this image holds a unit of the outstanding count: one counted up front is held from
-        // the start, otherwise one is taken when the network is needed. Given back however this ends.
+        // the start, otherwise one is taken when the network is needed. Given back however this
+        // ends (by the writer, for an image handed to it).
         var counted = preCounted
         defer { if counted { counter.decrement() } }
         let urlString = url.serializedWithoutFragment
@@ -331,14 +369,25 @@ final class ImageDownloader: Sendable {
             }
         case .success(let success):
             let response = success.response
-            do {
-                let metadata = try await writer.store(ImageToStore(
-                    bytes: response.body, url: url, contentType: response.header("Content-Type"),
-                    etag: response.header("ETag"), lastModified: response.header("Last-Modified"), format: success.format))
-                return finish(outcome(.downloaded, metadata))
-            } catch {
-                return finish(outcome(.failed, failure: .storage(reason: "\(error)", revalidating: false)))
+            let name = localName
+            // The image's unit of the outstanding count goes with it to the writer.
+            counted = false
+            writer.store(ImageToStore(
+                bytes: response.body, url: url, contentType: response.header("Content-Type"),
+                etag: response.header("ETag"), lastModified: response.header("Last-Modified"), format: success.format)) { result in
+                let outcome = switch result {
+                case .success(let metadata):
+                    DownloadOutcome(url: urlString, localName: metadata.localName, status: .downloaded,
+                                    byteCount: metadata.byteCount, contentType: metadata.contentType)
+                case .failure(let error):
+                    DownloadOutcome(url: urlString, localName: name, status: .failed,
+                                    failure: .storage(reason: "\(error)", revalidating: false))
+                }
+                _ = self.finish(outcome)
+                self.counter.decrement()
+                stored(outcome)
             }
+            return nil
         case .failure(let failure):
             return finish(outcome(.failed, failure: failure.reason))
         }
