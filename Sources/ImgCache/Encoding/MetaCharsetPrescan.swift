@@ -102,7 +102,7 @@
         var position = start
         while position + keyword.count <= value.count {
             var matches = true
-            for k in 0..<keyword.count where asciiLowercased(value[position + k]) != keyword[k] {
+            for k in 0..<keyword.count where value[position + k].asciiLowercased != keyword[k] {
                 matches = false
                 break
             }
@@ -114,10 +114,6 @@
 
     static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D || byte == 0x20
-    }
-
-    static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
     }
 
     /// Bytes as Latin-1 code points, which is how the prescan turns attribute bytes into a label.
@@ -153,8 +149,7 @@ extension MetaCharsetPrescan {
         }
 
         private static func isLetter(_ byte: UInt8?) -> Bool {
-            guard let byte else { return false }
-            return (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            byte?.isASCIILetter ?? false
         }
 
         private static func isSpaceOrSlash(_ byte: UInt8?) -> Bool {
@@ -202,7 +197,7 @@ extension MetaCharsetPrescan {
         private func isMetaStart() -> Bool {
             let name: [UInt8] = [0x6D, 0x65, 0x74, 0x61]
             for k in 0..<4 {
-                guard let b = peek(position + 1 + k), MetaCharsetPrescan.asciiLowercased(b) == name[k] else { return false }
+                guard let b = peek(position + 1 + k), b.asciiLowercased == name[k] else { return false }
             }
             return Self.isSpaceOrSlash(peek(position + 5))
         }
@@ -276,7 +271,7 @@ extension MetaCharsetPrescan {
                 }
                 if MetaCharsetPrescan.isASCIIWhitespace(b) { break }
                 if b == 0x2F || b == 0x3E { return (name, value) }
-                name.append(MetaCharsetPrescan.asciiLowercased(b))
+                name.append(b.asciiLowercased)
                 position += 1
             }
             // Spaces between the name and a possible "=".
@@ -298,16 +293,16 @@ extension MetaCharsetPrescan {
                         position += 1
                         return value
                     }
-                    value.append(MetaCharsetPrescan.asciiLowercased(b))
+                    value.append(b.asciiLowercased)
                 }
             }
             if first == 0x3E { return value }
-            value.append(MetaCharsetPrescan.asciiLowercased(first))
+            value.append(first.asciiLowercased)
             position += 1
             while true {
                 let b = try byte(position)
                 if MetaCharsetPrescan.isASCIIWhitespace(b) || b == 0x3E { return value }
-                value.append(MetaCharsetPrescan.asciiLowercased(b))
+                value.append(b.asciiLowercased)
                 position += 1
             }
         }

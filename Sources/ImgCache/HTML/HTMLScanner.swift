@@ -301,9 +301,7 @@ private struct ScanState {
     private func matchesName(_ name: String.UTF8View, at offset: Int) -> Bool {
         guard offset + name.count < page.count else { return false }
         for (k, byte) in name.enumerated() {
-            let c = page[offset + k]
-            let lower = (c >= 0x41 && c <= 0x5A) ? c | 0x20 : c
-            if lower != byte { return false }
+            if page[offset + k].asciiLowercased != byte { return false }
         }
         let next = page[offset + name.count]
         return next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0C || next == 0x0D

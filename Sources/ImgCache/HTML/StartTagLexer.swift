@@ -8,16 +8,12 @@ enum StartTagLexer {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
     }
 
-    private static func isASCIIAlpha(_ byte: UInt8) -> Bool {
-        (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
-    }
-
     /// Lexes the tag whose `<` is at `start`.
     /// - Parameter limit: the lexer gives up once it passes this offset, which bounds the work per candidate.
     /// - Returns: the tag, or nil when `start` does not open a start tag or the tag does not end by `limit`.
     static func lex(at start: Int, in bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> StartTag? {
         let end = min(bytes.count, limit + 1)
-        guard start + 1 < end, bytes[start] == UInt8(ascii: "<"), isASCIIAlpha(bytes[start + 1]) else { return nil }
+        guard start + 1 < end, bytes[start] == UInt8(ascii: "<"), bytes[start + 1].isASCIILetter else { return nil }
         var i = start + 1
         let nameStart = i
         while i < end {

@@ -255,10 +255,10 @@ final class ReferenceCollector: HTMLScanHandler {
 
     private func lowercasedName(_ range: Range<Int>) -> String {
         let bytes = UnsafeBufferPointer(rebasing: structure[range])
-        if !bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) {
+        if !bytes.contains(where: { $0 != $0.asciiLowercased }) {
             return String(decoding: bytes, as: UTF8.self)
         }
-        return String(decoding: bytes.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return String(decoding: bytes.map(\.asciiLowercased), as: UTF8.self)
     }
 
     private func attributeText(_ attribute: TagAttribute?) -> String {

@@ -79,7 +79,7 @@ public struct LocalImageNaming: Sendable, Hashable {
         for ext in extensions where ext.utf8.count == bytes.count {
             var spelling = ext
             let matches = spelling.withUTF8 { spelled in
-                zip(spelled, bytes).allSatisfy { $0 == ($1 >= 0x41 && $1 <= 0x5A ? $1 | 0x20 : $1) }
+                zip(spelled, bytes).allSatisfy { $0 == $1.asciiLowercased }
             }
             if matches { return ext }
         }

@@ -9,12 +9,8 @@ extension String {
     package func hasPrefixIgnoringASCIICase(_ prefix: String) -> Bool {
         var own = utf8.makeIterator()
         for expected in prefix.utf8 {
-            guard let byte = own.next(), Self.asciiLowercased(byte) == Self.asciiLowercased(expected) else { return false }
+            guard let byte = own.next(), byte.asciiLowercased == expected.asciiLowercased else { return false }
         }
         return true
-    }
-
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }

@@ -1,0 +1,12 @@
+extension UInt8 {
+    /// The byte with an ASCII capital letter folded to lower case, any other byte as it is: how
+    /// HTML names, HTTP header names, URL schemes and hosts compare, byte by byte.
+    var asciiLowercased: UInt8 {
+        self >= 0x41 && self <= 0x5A ? self | 0x20 : self
+    }
+
+    /// Whether the byte is an ASCII letter, of either case.
+    var isASCIILetter: Bool {
+        (self | 0x20) >= 0x61 && (self | 0x20) <= 0x7A
+    }
+}
