@@ -8,6 +8,8 @@ final class ReferenceCollector: HTMLScanHandler {
     private let lazyAttributes: Set<String>
     /// Every attribute name the cases of `collect` look at: the lazy attributes and these.
     private let attributesOfInterest: Set<String>
+    /// Lets through every attribute name `collect` and `urlAttributeSlots` look at or look up.
+    private let namesLookedAt: AttributeNameFilter
     private static let imageAttributes: Set<String> = [
         "src", "srcset", "href", "xlink:href", "poster", "imagesrcset", "background", "style",
     ]
@@ -45,6 +47,7 @@ final class ReferenceCollector: HTMLScanHandler {
         self.encoding = encoding
         self.lazyAttributes = Set(lazyAttributes.map { $0.lowercased() })
         attributesOfInterest = Self.imageAttributes.union(self.lazyAttributes)
+        namesLookedAt = AttributeNameFilter(attributesOfInterest.union(Self.urlAttributes).union(["type", "rel", "as", "http-equiv"]))
     }
 
     // MARK: - Scanner events
@@ -241,11 +244,11 @@ final class ReferenceCollector: HTMLScanHandler {
         return urlStart < urlEnd ? urlStart..<urlEnd : nil
     }
 
-    /// The first attribute of each name, as browsers keep it, in source order.
+    /// The first attribute of each name, as browsers keep it, in source order: of the names this
+    /// collector looks at (others are left out before they are read).
     private func firstOccurrences(of tag: StartTag) -> [(name: String, attribute: TagAttribute)] {
         var result: [(name: String, attribute: TagAttribute)] = []
-        result.reserveCapacity(tag.attributes.count)
-        for attribute in tag.attributes {
+        for attribute in tag.attributes where namesLookedAt.mayMatch(UnsafeBufferPointer(rebasing: structure[attribute.nameRange])) {
             let name = lowercasedName(attribute.nameRange)
             // Tags have a handful of attributes: a linear search beats hashing.
             if !result.contains(where: { $0.name == name }) { result.append((name, attribute)) }

@@ -21,6 +21,18 @@ struct MarkupTests {
         #expect(result.bytes.text.contains("src=\"ignored.png\""))
     }
 
+    @Test("a lazy attribute of the user's own, in any case, among attributes of every other name: the first of it is rewritten")
+    func ownLazyAttributeAmongOthers() {
+        let input = #"<div Class=a ID=b Zoom-Picture="z.png" zoom-picture="second.png" Width=3 alt=x>"#
+            + #"<input class=c TYPE=IMAGE Src="in.png"><link as=image REL="Preload" hRef="pre.png">"#
+        let result = rewrite(input, options: RewriteOptions(lazyAttributes: ["Zoom-Picture"]))
+        let expected = input
+            .replacing("\"z.png\"", with: "\"" + localPath(base + "z.png") + "\"")
+            .replacing("\"in.png\"", with: "\"" + localPath(base + "in.png") + "\"")
+            .replacing("\"pre.png\"", with: "\"" + localPath(base + "pre.png") + "\"")
+        expectSameBytes(result.bytes, Array(expected.utf8))
+    }
+
     @Test("character references in src decode before resolving, and the whole reference is replaced")
     func characterReferences() throws {
         let input = try Fixtures.bytes("rewrite/amp-and-entities.html")
