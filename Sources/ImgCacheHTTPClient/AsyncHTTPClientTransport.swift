@@ -151,8 +151,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         // debug-build precondition on clients that are deinitialised while running. The loop is
         // ended only after everything on it, or a client's shutdown would wait on it forever.
         guard !isShutDown.withLockedValue({ $0 }) else { return }
-        let parts = ShutdownParts(clients: [direct] + Array(tunnelled.values), forwarded: Array(forwarded.values),
-                                  guards: guards, eventLoopGroup: eventLoopGroup)
+        let parts = shutdownParts
         Task { await parts.shutDown() }
     }
 
@@ -232,8 +231,12 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             return isShutDown
         }
         guard !wasShutDown else { return }
-        await ShutdownParts(clients: [direct] + Array(tunnelled.values), forwarded: Array(forwarded.values),
-                            guards: guards, eventLoopGroup: eventLoopGroup).shutDown()
+        await shutdownParts.shutDown()
+    }
+
+    private var shutdownParts: ShutdownParts {
+        ShutdownParts(clients: [direct] + Array(tunnelled.values), forwarded: Array(forwarded.values),
+                      guards: guards, eventLoopGroup: eventLoopGroup)
     }
 
     /// What a shutdown ends, in the order it must: the clients and proxies, then the loop they run on.

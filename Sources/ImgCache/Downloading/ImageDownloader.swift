@@ -28,7 +28,7 @@ final class ImageDownloader: Sendable {
     private struct Flight {
         /// What does its network part: what ``cancelAll()`` cancels. It ends when the image is
         /// handed to the cache writer; the fetch ends when the writer is done with it.
-        var task: Task<Void, Never>?
+        let task: Task<Void, Never>
         /// Everybody waiting for its outcome.
         var waiters: [@Sendable (DownloadOutcome) -> Void]
     }
@@ -111,22 +111,19 @@ final class ImageDownloader: Sendable {
                        then done: @escaping @Sendable (DownloadOutcome) -> Void) {
         let key = url.serializedWithoutFragment
         let start: Start = fetches.withLock { fetches in
-            if fetches.inFlight[key] != nil {
-                fetches.inFlight[key]?.waiters.append(done)
-                return .joined
-            }
+            if fetches.inFlight[key]?.waiters.append(done) != nil { return .joined }
             if isCancelled { return .refused }
             // Another call fetched it since this one's lookup: the cache has it now (or it failed
             // there, and is tried again).
             let lookup = fetches.settled.contains(key) ? nil : knownLookup
-            fetches.inFlight[key] = Flight(task: nil, waiters: [done])
             // A task of its own, so that a caller giving up does not end a fetch others wait for.
             // The fetch leaves the table when it ends, after it entered it (both under the lock).
-            fetches.inFlight[key]?.task = Task {
+            let task = Task {
                 await self.load(url, knownLookup: lookup, preCounted: preCounted, callerGaveUp: callerGaveUp) { outcome in
                     self.settle(key, with: outcome)
                 }
             }
+            fetches.inFlight[key] = Flight(task: task, waiters: [done])
             return .started
         }
         switch start {
@@ -245,7 +242,7 @@ final class ImageDownloader: Sendable {
     /// nothing partial is left in the cache. Later fetches work as usual.
     func cancelAll() async {
         let running = fetches.withLock { $0.inFlight.map { (key: $0.key, task: $0.value.task) } }
-        for fetch in running { fetch.task?.cancel() }
+        for fetch in running { fetch.task.cancel() }
         for fetch in running {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let waits = fetches.withLock { fetches in
@@ -320,8 +317,7 @@ final class ImageDownloader: Sendable {
         // (or from the index, for one stored before).
         var localName = store.naming.localName(for: url) ?? ""
         func outcome(_ status: DownloadStatus, _ metadata: CacheEntryMetadata? = nil, failure: DownloadFailure? = nil) -> DownloadOutcome {
-            DownloadOutcome(url: urlString, localName: metadata?.localName ?? localName, status: status,
-                            byteCount: metadata?.byteCount ?? 0, contentType: metadata?.contentType, failure: failure)
+            Self.outcome(of: urlString, localName: localName, status, metadata, failure: failure)
         }
         guard policy.allows(url) else {
             return finish(outcome(.skipped, failure: .hostNotAllowed(host: url.host ?? "")))
@@ -377,11 +373,9 @@ final class ImageDownloader: Sendable {
                 etag: response.header("ETag"), lastModified: response.header("Last-Modified"), format: success.format)) { result in
                 let outcome = switch result {
                 case .success(let metadata):
-                    DownloadOutcome(url: urlString, localName: metadata.localName, status: .downloaded,
-                                    byteCount: metadata.byteCount, contentType: metadata.contentType)
+                    Self.outcome(of: urlString, localName: name, .downloaded, metadata)
                 case .failure(let error):
-                    DownloadOutcome(url: urlString, localName: name, status: .failed,
-                                    failure: .storage(reason: "\(error)", revalidating: false))
+                    Self.outcome(of: urlString, localName: name, .failed, failure: .storage(reason: "\(error)", revalidating: false))
                 }
                 _ = self.finish(outcome)
                 self.counter.decrement()
@@ -400,6 +394,13 @@ final class ImageDownloader: Sendable {
         if let etag = stale?.etag { headers.append(("If-None-Match", etag)) }
         if let lastModified = stale?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
         return headers
+    }
+
+    /// An image's outcome: named as its stored entry is, else as `localName`.
+    private static func outcome(of url: String, localName: String, _ status: DownloadStatus,
+                                _ metadata: CacheEntryMetadata? = nil, failure: DownloadFailure? = nil) -> DownloadOutcome {
+        DownloadOutcome(url: url, localName: metadata?.localName ?? localName, status: status,
+                        byteCount: metadata?.byteCount ?? 0, contentType: metadata?.contentType, failure: failure)
     }
 
     private func finish(_ outcome: DownloadOutcome) -> DownloadOutcome {

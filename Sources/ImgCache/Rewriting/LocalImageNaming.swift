@@ -161,7 +161,7 @@ public struct LocalImageNaming: Sendable, Hashable {
                             UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
         }
         // Letters and digits (every extension in practice) are already inert.
-        let isAlphanumeric = ext.utf8.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) }
+        let isAlphanumeric = ext.utf8.allSatisfy { $0.isASCIILetter || ($0 >= 0x30 && $0 <= 0x39) }
         return LocalName(digest: digest, pathExtension: isAlphanumeric ? ext : LocalReferenceStyle.inert(ext), fanOut: fanOut)
     }
 }
