@@ -57,6 +57,13 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // libcurl for the command line's transport on Linux (Debian's libcurl4-openssl-dev: HTTP/2
+        // through nghttp2, TLS through OpenSSL).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"])]
+        ),
         // The core: rewriter, cache, downloader, page pipeline. No CLI, no NIO, no networking library.
         .target(
             name: "ImgCache",
@@ -75,6 +82,7 @@ let package = Package(
             name: "ImgCacheHTTPClient",
             dependencies: [
                 "ImgCache",
+                .target(name: "CCurl", condition: .when(platforms: [.linux], traits: ["CommandLine"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CommandLine"])),

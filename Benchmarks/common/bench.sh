@@ -112,8 +112,8 @@ ensure_relay_compiler() { # what the fallback is said as → RELAY_IMPL=python w
     fi
 }
 ensure_build_deps() { # → what building imgcache needs, unless it is not built
-    if [ "$PEERS_ONLY" = 0 ] && [ -z "${IMGCACHE_BIN:-}" ] && ! pkg-config --exists libxml-2.0 2>/dev/null; then
-        apt_install libxml2-dev pkg-config
+    if [ "$PEERS_ONLY" = 0 ] && [ -z "${IMGCACHE_BIN:-}" ] && ! pkg-config --exists libxml-2.0 libcurl 2>/dev/null; then
+        apt_install libxml2-dev libcurl4-openssl-dev pkg-config
     fi
 }
 

@@ -16,17 +16,17 @@ struct PrivateNetworkDownloadTests {
         let server: TestImageServer
         let folder: TemporaryFolder
         let store: ImageCacheStore
-        let transport: AsyncHTTPClientTransport
+        let transport: any ImageTransport
         let downloader: ImageDownloader
 
-        static func make(wire: Wire, access: PrivateNetworkAccess) async throws -> Fixture {
+        static func make(wire: Wire, access: PrivateNetworkAccess, client: CommandLineTransport) async throws -> Fixture {
             let server = try await wire.startServer()
             let folder = try TemporaryFolder()
             let store = try ImageCacheStore(directory: folder.path("images"))
-            let tls = try CertificateTrust(additionalCAFiles: [TestCertificates.caPath]).tlsConfiguration()
-            let transport = AsyncHTTPClientTransport(
-                proxy: .direct, tls: tls, connectTimeout: .seconds(5), readTimeout: .seconds(10), maxConnectionsPerHost: 8,
-                resolvedNames: ["images.example.com": IPAddress("127.0.0.1")!, "metadata.example.com": IPAddress("169.254.169.254")!])
+            let transport = try client.make(
+                trust: CertificateTrust(additionalCAFiles: [TestCertificates.caPath]),
+                resolvedNames: ["images.example.com": IPAddress("127.0.0.1")!, "metadata.example.com": IPAddress("169.254.169.254")!],
+                connectTimeout: .seconds(5), readTimeout: .seconds(10), maxConnectionsPerHost: 8)
             let policy = DownloadPolicy(retries: 0, privateNetworks: access)
             return Fixture(server: server, folder: folder, store: store, transport: transport,
                            downloader: ImageDownloader(transport: transport, store: store, policy: policy))
@@ -40,9 +40,9 @@ struct PrivateNetworkDownloadTests {
 
     private static let loopbackAllowed = PrivateNetworkAccess.denied(except: [AddressRange("127.0.0.1")!])
 
-    @Test("an image on a loopback address is refused without a connection, and says why", arguments: Wire.allCases)
-    func loopbackRefused(wire: Wire) async throws {
-        let fixture = try await Fixture.make(wire: wire, access: .denied())
+    @Test("an image on a loopback address is refused without a connection, and says why", arguments: Wire.allCases, CommandLineTransport.allCases)
+    func loopbackRefused(wire: Wire, client: CommandLineTransport) async throws {
+        let fixture = try await Fixture.make(wire: wire, access: .denied(), client: client)
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         let outcome = await fixture.downloader.fetch(BrowserURL(fixture.server.url("/a.png"))!)
         #expect(outcome.status == .failed)
@@ -52,9 +52,9 @@ struct PrivateNetworkDownloadTests {
         try await fixture.close()
     }
 
-    @Test("a public-looking name that resolves to 127.0.0.1 is refused on the address, not the name", arguments: [Wire.http, .https2])
-    func nameResolvingToLoopback(wire: Wire) async throws {
-        let fixture = try await Fixture.make(wire: wire, access: .denied())
+    @Test("a public-looking name that resolves to 127.0.0.1 is refused on the address, not the name", arguments: [Wire.http, .https2], CommandLineTransport.allCases)
+    func nameResolvingToLoopback(wire: Wire, client: CommandLineTransport) async throws {
+        let fixture = try await Fixture.make(wire: wire, access: .denied(), client: client)
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         let scheme = wire == .http ? "http" : "https"
         let url = BrowserURL("\(scheme)://images.example.com:\(fixture.server.port)/a.png")!
@@ -65,9 +65,9 @@ struct PrivateNetworkDownloadTests {
         try await fixture.close()
     }
 
-    @Test("an allowed address is fetched through the guard, HTTP/2 included", arguments: Wire.allCases)
-    func allowedThroughGuard(wire: Wire) async throws {
-        let fixture = try await Fixture.make(wire: wire, access: Self.loopbackAllowed)
+    @Test("an allowed address is fetched through the guard, HTTP/2 included", arguments: Wire.allCases, CommandLineTransport.allCases)
+    func allowedThroughGuard(wire: Wire, client: CommandLineTransport) async throws {
+        let fixture = try await Fixture.make(wire: wire, access: Self.loopbackAllowed, client: client)
         let png = TestImages.png(width: 3, height: 5)
         for index in 0..<6 { fixture.server.route("/\(index).png", .image(bytes: png, contentType: "image/png")) }
         let outcomes = await withTaskGroup(of: DownloadOutcome.self) { group in
@@ -85,7 +85,13 @@ struct PrivateNetworkDownloadTests {
                       ("http://metadata.example.com/latest/meta-data/", "metadata.example.com is at 169.254.169.254, a link-local address"),
                       ("https://[::ffff:10.0.0.1]:PORT/a.png", "::ffff:10.0.0.1 is a private address")])
     func redirectToPrivate(target: String, reason: String) async throws {
-        let fixture = try await Fixture.make(wire: .http, access: Self.loopbackAllowed)
+        for client in CommandLineTransport.allCases {
+            try await redirectToPrivate(target: target, reason: reason, client: client)
+        }
+    }
+
+    private func redirectToPrivate(target: String, reason: String, client: CommandLineTransport) async throws {
+        let fixture = try await Fixture.make(wire: .http, access: Self.loopbackAllowed, client: client)
         let location = target.replacingOccurrences(of: "PORT", with: "\(fixture.server.port)")
         fixture.server.route("/r.png", .redirect(to: location))
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
@@ -94,6 +100,22 @@ struct PrivateNetworkDownloadTests {
         #expect(outcome.failure?.description == "refused: \(reason), and private networks are denied")
         #expect(fixture.server.requestCount("/r.png") == 1)
         #expect(fixture.server.requestCount("/a.png") == 0)
+        try await fixture.close()
+    }
+
+    @Test("a connection opened for a request that allowed loopback is not reused by one that denies it",
+          arguments: CommandLineTransport.allCases)
+    func allowedConnectionNotReusedWhenDenied(client: CommandLineTransport) async throws {
+        let fixture = try await Fixture.make(wire: .http, access: .allowed, client: client)
+        fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let url = fixture.server.url("/a.png")
+        let allowed = try await fixture.transport.send(.get(url))
+        #expect(allowed.status == 200)
+        var denied = TransportRequest.get(url)
+        denied.privateNetworks = .denied()
+        let error = await transportError { try await fixture.transport.send(denied) }
+        #expect(error as? TransportError == .deniedAddress(host: "127.0.0.1", address: "127.0.0.1", kind: "a loopback address"))
+        #expect(fixture.server.requestCount("/a.png") == 1)
         try await fixture.close()
     }
 

@@ -1,13 +1,16 @@
 @testable import ImgCache
-import ImgCacheHTTPClient
+@testable import ImgCacheHTTPClient
 import ImgCacheTestServer
 import ImgCacheURLSession
 import Testing
 
-/// The two `ImageTransport`s, so that every transport test runs against both.
+/// The `ImageTransport`s, so that every transport test runs against each.
 enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Codable, Sendable {
     case asyncHTTPClient
     case urlSession
+    #if os(Linux)
+    case curl
+    #endif
 
     var testDescription: String { rawValue }
 
@@ -18,6 +21,39 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Codable, 
             AsyncHTTPClientTransport(proxy: proxy ?? .direct, readTimeout: readTimeout)
         case .urlSession:
             URLSessionTransport(proxy: proxy)
+        #if os(Linux)
+        case .curl:
+            try! CurlTransport(proxy: proxy ?? .direct, readTimeout: readTimeout)
+        #endif
+        }
+    }
+}
+
+/// The command line's transports, for the tests that reach past `ImageTransport`'s surface
+/// (trusted CAs, names resolved to chosen addresses).
+enum CommandLineTransport: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case asyncHTTPClient
+    #if os(Linux)
+    case curl
+    #endif
+
+    var testDescription: String { rawValue }
+
+    /// A new transport of this kind.
+    /// - Parameter resolvedNames: host names answered from this table instead of DNS (when private
+    ///   networks are denied, for AsyncHTTPClient's guard).
+    func make(trust: CertificateTrust, resolvedNames: [String: IPAddress] = [:], connectTimeout: Duration = .seconds(10),
+              readTimeout: Duration = .seconds(30), maxConnectionsPerHost: Int = 16) throws -> any ImageTransport {
+        switch self {
+        case .asyncHTTPClient:
+            AsyncHTTPClientTransport(proxy: .direct, tls: try trust.tlsConfiguration(), connectTimeout: connectTimeout,
+                                     readTimeout: readTimeout, maxConnectionsPerHost: maxConnectionsPerHost,
+                                     resolvedNames: resolvedNames)
+        #if os(Linux)
+        case .curl:
+            try CurlTransport(trust: trust, proxy: .direct, connectTimeout: connectTimeout, readTimeout: readTimeout,
+                              maxConnectionsPerHost: maxConnectionsPerHost, resolvedNames: resolvedNames)
+        #endif
         }
     }
 }

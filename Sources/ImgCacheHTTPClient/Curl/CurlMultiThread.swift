@@ -1,0 +1,336 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+import ImgCache
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A thread of its own that owns one libcurl multi handle and every transfer on it: the curl
+/// tool's model (`curl --parallel`), one thread waiting in `curl_multi_poll`, no callbacks between
+/// threads. Other threads only hand transfers in and ask for cancellations, under a lock, and wake
+/// the thread with `curl_multi_wakeup`.
+final class CurlMultiThread: @unchecked Sendable {
+    /// What every transfer is set up with.
+    struct Options: Sendable {
+        /// Which CAs to trust.
+        var trust: CurlTrustFiles
+        var connectTimeout: Duration
+        /// The longest silence while receiving: below 1 byte/s for this long ends the transfer.
+        var readTimeout: Duration
+        var maxConnectionsPerHost: Int
+        /// Host names answered from this table instead of DNS: how tests make a public-looking
+        /// name lead to 127.0.0.1 (`CURLOPT_RESOLVE`, for every port).
+        var resolvedNames: [String: IPAddress] = [:]
+    }
+
+    private let options: Options
+    private let multi: UnsafeMutableRawPointer
+
+    // Shared with other threads, under `lock`.
+    private let lock = NSLock()
+    private var submitted: [CurlTransfer] = []
+    private var cancellations: [CurlTransfer] = []
+    private var isStopping = false
+    private var hasEnded = false
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
+
+    // The thread's own.
+    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Hosts (`host:port`) with a connection that was opened, by a request that allowed it, to an
+    /// address some other request may refuse: a restricted request to them takes a fresh
+    /// connection, so that every connection it uses was checked for it.
+    private var hostsWithUnguardedConnections: Set<String> = []
+
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    init(options: Options) {
+        _ = Self.globalInit
+        self.options = options
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
+        self.multi = multi
+        // Many streams on one HTTP/2 connection (libcurl's default, said here because the
+        // downloader's per-host limits depend on it), and a bound on HTTP/1.1 connections per host.
+        _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, options.maxConnectionsPerHost))
+        // Idle connections kept for reuse. libcurl's default keeps 4 per transfer then running, and
+        // between one image's end and the next one's start few are running: a 2,000-image fetch over
+        // HTTP/1.1 opened 43 to 98 connections to its one host, where 8 were enough.
+        _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 128)
+        let thread = Thread { [self] in run() }
+        thread.name = "imgcache libcurl"
+        thread.start()
+    }
+
+    /// Hands a transfer to the thread; false when the thread is stopping (nothing will run it).
+    func submit(_ transfer: CurlTransfer) -> Bool {
+        let accepted = lock.withLock {
+            guard !isStopping else { return false }
+            submitted.append(transfer)
+            return true
+        }
+        if accepted { curl_multi_wakeup(multi) }
+        return accepted
+    }
+
+    /// Asks the thread to stop `transfer` and fail it with `CancellationError`.
+    func cancel(_ transfer: CurlTransfer) {
+        lock.withLock { cancellations.append(transfer) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Fails every transfer with "the transport is shut down", closes the connections and ends the
+    /// thread; returns once it has ended. Calls after the first wait for the same end.
+    func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = lock.withLock {
+                isStopping = true
+                if !hasEnded { endWaiters.append(continuation) }
+                return hasEnded
+            }
+            if ended { continuation.resume() } else { curl_multi_wakeup(multi) }
+        }
+    }
+
+    /// Stops without waiting (a deinit's safety net).
+    func stopWithoutWaiting() {
+        lock.withLock { isStopping = true }
+        curl_multi_wakeup(multi)
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        while true {
+            let (added, cancelled, stopping) = lock.withLock {
+                defer {
+                    submitted.removeAll(keepingCapacity: true)
+                    cancellations.removeAll(keepingCapacity: true)
+                }
+                return (submitted, cancellations, isStopping)
+            }
+            for transfer in added { start(transfer) }
+            for transfer in cancelled {
+                // One not yet started is failed when it starts.
+                transfer.isCancelled = true
+                if let easy = running.first(where: { $0.value === transfer })?.key {
+                    end(easy, with: .failure(CancellationError()))
+                }
+            }
+            if stopping { break }
+            var stillRunning: Int32 = 0
+            _ = curl_multi_perform(multi, &stillRunning)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                complete(easy, code: imgcache_curl_msg_result(message))
+            }
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for easy in Array(running.keys) {
+            end(easy, with: .failure(TransportError.connection("the transport is shut down")))
+        }
+        for easy in idleHandles { curl_easy_cleanup(easy) }
+        idleHandles.removeAll()
+        curl_multi_cleanup(multi)
+        // Transfers handed in after the last look, before `isStopping` was set, fail too.
+        let (late, waiters) = lock.withLock {
+            hasEnded = true
+            defer { submitted.removeAll(); endWaiters.removeAll() }
+            return (submitted, endWaiters)
+        }
+        for transfer in late { transfer.finish(.failure(TransportError.connection("the transport is shut down"))) }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        guard !transfer.isCancelled else {
+            transfer.finish(.failure(CancellationError()))
+            return
+        }
+        let easy = idleHandles.popLast() ?? curl_easy_init()
+        guard let easy else {
+            transfer.finish(.failure(TransportError.connection("libcurl could not make a transfer (out of memory)")))
+            return
+        }
+        configure(easy, for: transfer)
+        running[easy] = transfer
+        let code = curl_multi_add_handle(multi, easy)
+        if code != CURLM_OK {
+            end(easy, with: .failure(TransportError.connection(String(cString: curl_multi_strerror(code)))))
+        }
+    }
+
+    /// A finished transfer: its response, or why there is none.
+    private func complete(_ easy: UnsafeMutableRawPointer, code: CURLcode) {
+        guard let transfer = running[easy] else { return }
+        if code == CURLE_OK {
+            var version = 0
+            _ = imgcache_curl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+            let httpVersion: HTTPVersion? = switch Int32(version) {
+            case Int32(CURL_HTTP_VERSION_1_0), Int32(CURL_HTTP_VERSION_1_1): .http1
+            case Int32(CURL_HTTP_VERSION_2_0): .http2
+            case Int32(CURL_HTTP_VERSION_3): .http3
+            default: nil
+            }
+            let response = TransportResponse(status: transfer.status, headers: transfer.headers, body: transfer.body,
+                                             httpVersion: httpVersion)
+            end(easy, with: .success(response))
+            return
+        }
+        var verifyResult = 0
+        _ = imgcache_curl_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &verifyResult)
+        let failure = CurlFailure(
+            code: code.rawValue, message: transfer.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : transfer.errorMessage,
+            connected: transfer.isConnected, headReceived: transfer.headReceived, bodyReceived: transfer.body.count,
+            declaredLength: transfer.declaredLength, exceededLimit: transfer.exceededLimit, headTooLarge: transfer.headTooLarge,
+            deniedAddress: transfer.deniedAddress, verifyResult: verifyResult)
+        end(easy, with: .failure(failure))
+    }
+
+    /// Takes the transfer off the multi handle, keeps the handle for the next one, and resumes the caller.
+    private func end(_ easy: UnsafeMutableRawPointer, with result: Result<TransportResponse, any Error>) {
+        guard let transfer = running.removeValue(forKey: easy) else { return }
+        if transfer.openedUnguardedConnection, let authority = URLAuthority(transfer.request.url) {
+            hostsWithUnguardedConnections.insert("\(authority.host):\(authority.port)")
+        }
+        _ = curl_multi_remove_handle(multi, easy)
+        curl_easy_reset(easy)
+        idleHandles.append(easy)
+        transfer.finish(result)
+    }
+
+    private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) {
+        let request = transfer.request
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        _ = request.url.withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_URL, $0) }
+        _ = "http,https".withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PROTOCOLS_STR, $0) }
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        _ = imgcache_curl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlReceiveBody)
+        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = imgcache_curl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlReceiveHeader)
+        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        _ = imgcache_curl_easy_setopt_prereq(easy, curlConnected)
+        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
+        // HTTP/2 over TLS when the server offers it (ALPN), and a burst of requests to a new host
+        // waits for that connection instead of opening one each.
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        let remaining = request.deadline - ContinuousClock.now
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Self.milliseconds(options.connectTimeout)))
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(options.readTimeout) / 1000))
+        _ = imgcache_curl_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes))
+        // Never the environment's proxy: ProxySettings decided, "" is direct.
+        _ = (transfer.proxy ?? "").withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PROXY, $0) }
+        options.trust.apply(to: easy)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in request.headers {
+            list = "\(header.name): \(header.value)".withCString { curl_slist_append(list, $0) }
+        }
+        if !options.resolvedNames.isEmpty, let authority = URLAuthority(request.url),
+           let address = options.resolvedNames[authority.host.lowercased()] {
+            let entry = "\(authority.host):\(authority.port):\(address.isIPv4 ? address.description : "[\(address)]")"
+            let resolve = entry.withCString { curl_slist_append(nil, $0) }
+            _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_RESOLVE, resolve)
+            transfer.resolveList = resolve
+        }
+        transfer.headerList = list
+        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list)
+        // The private-network guard, on each address a connection is opened to. Through a proxy
+        // that address is the proxy's, so the transport checks the names instead.
+        if transfer.proxy == nil {
+            _ = imgcache_curl_easy_setopt_opensocket(easy, curlOpenSocket)
+            _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
+            if request.privateNetworks.isRestricted, let authority = URLAuthority(request.url),
+               hostsWithUnguardedConnections.contains("\(authority.host):\(authority.port)") {
+                _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1)
+            }
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// Why a libcurl transfer failed, as the multi thread saw it; ``CurlTransport`` words it as a
+/// `TransportError`.
+struct CurlFailure: Error, Sendable {
+    var code: UInt32
+    var message: String
+    /// Whether the connection (and its TLS handshake) was up.
+    var connected: Bool
+    var headReceived: Bool
+    var bodyReceived: Int
+    var declaredLength: Int?
+    var exceededLimit: Bool
+    var headTooLarge: Bool
+    var deniedAddress: (address: IPAddress, kind: String)?
+    /// OpenSSL's verdict on the certificate (`X509_V_OK` is 0).
+    var verifyResult: Int
+}
+
+// The C callbacks: they capture nothing, and find their transfer in the pointer libcurl passes.
+
+private let curlReceiveBody: curl_write_callback = { data, size, count, context in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return length }
+    let accepted = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        transfer.receiveBody(UnsafeBufferPointer(start: $0, count: length))
+    }
+    return accepted ? length : 0
+}
+
+private let curlReceiveHeader: curl_write_callback = { data, size, count, context in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return length }
+    let accepted = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        transfer.receiveHeaderLine(UnsafeBufferPointer(start: $0, count: length))
+    }
+    return accepted ? length : 0
+}
+
+private let curlConnected: curl_prereq_callback = { context, _, _, _, _ in
+    if let context { Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isConnected = true }
+    return CURL_PREREQFUNC_OK
+}
+
+private let curlOpenSocket: curl_opensocket_callback = { context, purpose, address in
+    guard let context, let address else { return CURL_SOCKET_BAD }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let family = address.pointee.family
+    let peer: IPAddress? = {
+        // `addr` is the last member, with room behind it for the longer IPv6 address.
+        let raw = UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
+        if family == AF_INET {
+            let ipv4 = raw.load(as: sockaddr_in.self)
+            return withUnsafeBytes(of: ipv4.sin_addr) { IPAddress(bytes: Array($0)) }
+        }
+        if family == AF_INET6 {
+            let ipv6 = raw.loadUnaligned(as: sockaddr_in6.self)
+            return withUnsafeBytes(of: ipv6.sin6_addr) { IPAddress(bytes: Array($0)) }
+        }
+        return nil
+    }()
+    if let peer {
+        guard transfer.mayConnect(to: peer) else { return CURL_SOCKET_BAD }
+        if !transfer.request.privateNetworks.isRestricted, PrivateNetworkAccess.denied().refusal(of: peer) != nil {
+            transfer.openedUnguardedConnection = true
+        }
+    } else if transfer.request.privateNetworks.isRestricted {
+        return CURL_SOCKET_BAD  // not an IP address (a Unix socket): nothing to check it against
+    }
+    return socket(family, address.pointee.socktype, address.pointee.protocol)
+}
+#endif

@@ -1,0 +1,148 @@
+#if canImport(CCurl)
+import CCurl
+import ImgCache
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One GET on libcurl: the request, what has arrived of the response, and the continuation the
+/// caller waits on.
+///
+/// After ``CurlMultiThread/submit(_:)`` it belongs to the multi thread: libcurl calls its
+/// callbacks there, and only there is it read or changed, until `finish` resumes the caller.
+final class CurlTransfer: @unchecked Sendable {
+    let request: TransportRequest
+    /// The proxy URL (`http://host:port`), or nil to connect directly.
+    let proxy: String?
+    /// Set by the caller before the transfer is submitted.
+    var continuation: CheckedContinuation<TransportResponse, any Error>?
+
+    // The response as it arrives. A new status line (after a `100 Continue`, say) starts afresh.
+    private(set) var status = 0
+    private(set) var headers: [(name: String, value: String)] = []
+    private(set) var body: [UInt8] = []
+    private(set) var declaredLength: Int?
+    private(set) var headReceived = false
+    /// Set once a connection is up and the request is about to be sent on it.
+    var isConnected = false
+    /// The bytes of head received, counted against ``maxHeadBytes``.
+    private var headBytes = 0
+    /// Set when the head passed ``maxHeadBytes``: the header callback then stops the transfer.
+    private(set) var headTooLarge = false
+    /// Set when the body passed `maxBytes`: the write callback then stops the transfer.
+    private(set) var exceededLimit = false
+    /// The address the open-socket callback refused, and why ("a loopback address").
+    private(set) var deniedAddress: (address: IPAddress, kind: String)?
+    /// libcurl's message for a failure (`CURLOPT_ERRORBUFFER`, which must outlive the transfer).
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    /// The request headers as libcurl takes them, freed with the transfer.
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The `CURLOPT_RESOLVE` entry, when the host's address is given (tests), freed with the transfer.
+    var resolveList: UnsafeMutablePointer<curl_slist>?
+    /// Set when a connection was opened for it to an address that private-network rules refuse
+    /// (allowed for this request, not necessarily for the next).
+    var openedUnguardedConnection = false
+    /// Asked for before it reached the multi thread, or while on it: fail with `CancellationError`.
+    var isCancelled = false
+
+    init(request: TransportRequest, proxy: String?) {
+        self.request = request
+        self.proxy = proxy
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+        curl_slist_free_all(headerList)
+        curl_slist_free_all(resolveList)
+    }
+
+    /// Resumes the caller, once; later calls do nothing.
+    func finish(_ result: Result<TransportResponse, any Error>) {
+        continuation?.resume(with: result)
+        continuation = nil
+    }
+
+    var isFinished: Bool { continuation == nil }
+
+    /// libcurl's message for the failure, if it wrote one.
+    var errorMessage: String {
+        String(cString: errorBuffer)
+    }
+
+    // MARK: Callbacks (on the multi thread)
+
+    /// The most head bytes accepted (status line and fields, informational heads included): the
+    /// limit SwiftNIO's HTTP/1 decoder sets, which AsyncHTTPClient meets first; libcurl's own is 300 KB.
+    static let maxHeadBytes = 80 * 1024
+
+    /// `CURLOPT_HEADERFUNCTION`: one line of the head, with its line ending. False stops the
+    /// transfer (a head over ``maxHeadBytes``).
+    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        headBytes += line.count
+        guard headBytes <= Self.maxHeadBytes else {
+            headTooLarge = true
+            return false
+        }
+        var end = line.count
+        while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        if end == 0 {
+            // The blank line that ends a head; an informational (1xx) head is followed by another.
+            headReceived = !(100..<200).contains(status)
+            return true
+        }
+        let text = line[..<end]
+        if text.starts(with: "HTTP/".utf8) {
+            status = Self.statusCode(text) ?? 0
+            headers.removeAll(keepingCapacity: true)
+            declaredLength = nil
+            headReceived = false
+            return true
+        }
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else { return true }
+        let name = String(decoding: text[..<colon], as: UTF8.self)
+        var valueStart = colon + 1
+        while valueStart < end, text[valueStart] == UInt8(ascii: " ") || text[valueStart] == UInt8(ascii: "\t") { valueStart += 1 }
+        let value = String(decoding: text[valueStart..<end], as: UTF8.self)
+        if name.equalsIgnoringASCIICase("Content-Length"), let length = Int(value), length >= 0 {
+            declaredLength = length
+            // Reserved once, so that the body is not copied as it grows.
+            if length <= request.maxBytes { body.reserveCapacity(length) }
+        }
+        headers.append((name, value))
+        return true
+    }
+
+    /// `CURLOPT_WRITEFUNCTION`: some of the body. False stops the transfer (too large).
+    func receiveBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard body.count + bytes.count <= request.maxBytes else {
+            exceededLimit = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Whether a connection may be opened to `address`; remembers a refusal.
+    func mayConnect(to address: IPAddress) -> Bool {
+        guard let kind = request.privateNetworks.refusal(of: address) else { return true }
+        if deniedAddress == nil { deniedAddress = (address, kind) }
+        return false
+    }
+
+    /// The status code of a status line (`HTTP/1.1 200 OK`, `HTTP/2 200`).
+    private static func statusCode(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        var code = 0
+        var digits = 0
+        for byte in line[(space + 1)...] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
+            code = code * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        return digits == 3 ? code : nil
+    }
+}
+#endif

@@ -1,0 +1,183 @@
+#if canImport(CCurl)
+import CCurl
+public import ImgCache
+import NIOConcurrencyHelpers
+import NIOPosix
+
+/// An ``ImageTransport`` on libcurl's multi interface: what the command line uses on Linux.
+///
+/// One thread runs every transfer, as `curl --parallel` does, with no hop to another thread per
+/// response: on the same 2,000-image fetch it takes less CPU time than ``AsyncHTTPClientTransport``
+/// (the figures are in Benchmarks/README.md). It keeps the same behaviour:
+/// - HTTPS offers HTTP/2 through ALPN, and a host's requests share its HTTP/2 connection; each
+///   response reports the version it came over.
+/// - Certificates are verified in full against ``CertificateTrust``; a refused one fails with
+///   ``TransportError/certificate(host:problem:)`` saying what is wrong with it.
+/// - Redirects are not followed, no `Accept-Encoding` is sent, and a body is counted against
+///   `maxBytes` as it arrives.
+/// - Through an HTTP proxy, `http` URLs are sent in absolute form and `https` ones through a
+///   `CONNECT` tunnel; the environment's proxy variables are not read by libcurl (``ProxySettings`` decides).
+/// - When private networks are denied, the address of every connection is checked as it is
+///   opened, after DNS.
+public final class CurlTransport: ImageTransport {
+    private let thread: CurlMultiThread
+    private let proxy: ProxySettings
+    private let trustFiles: CurlTrustFiles
+    /// On NIO's shared loops, which are started only when a certificate is refused.
+    private let diagnosis = LazyDiagnosis()
+    private let isShutDown = NIOLockedValueBox(false)
+
+    /// Creates the transport and its thread (ended by ``shutdown()``).
+    ///
+    /// - Parameters:
+    ///   - trust: the CAs server certificates may chain to; the system's by default.
+    ///   - proxy: which requests go through which proxy; direct connections by default.
+    ///   - connectTimeout: the longest wait for a TCP (and TLS) connection to be set up.
+    ///   - readTimeout: the longest silence while waiting for response bytes.
+    ///   - maxConnectionsPerHost: how many connections to one host are open at once (HTTP/2 uses one).
+    /// - Throws: ``CertificateTrustError`` when a CA file or folder cannot be read or holds no certificate.
+    public convenience init(
+        trust: CertificateTrust = .system,
+        proxy: ProxySettings = .direct,
+        connectTimeout: Duration = .seconds(10),
+        readTimeout: Duration = .seconds(30),
+        maxConnectionsPerHost: Int = 16
+    ) throws {
+        try self.init(trust: trust, proxy: proxy, connectTimeout: connectTimeout, readTimeout: readTimeout,
+                      maxConnectionsPerHost: maxConnectionsPerHost, resolvedNames: [:])
+    }
+
+    /// - Parameter resolvedNames: host names answered from this table instead of DNS: how tests
+    ///   make a public-looking name lead to 127.0.0.1.
+    init(
+        trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration, readTimeout: Duration,
+        maxConnectionsPerHost: Int, resolvedNames: [String: IPAddress]
+    ) throws {
+        let trustFiles = try CurlTrustFiles(trust)
+        self.trustFiles = trustFiles
+        self.proxy = proxy
+        thread = CurlMultiThread(options: .init(
+            trust: trustFiles, connectTimeout: connectTimeout, readTimeout: readTimeout,
+            maxConnectionsPerHost: maxConnectionsPerHost, resolvedNames: resolvedNames))
+    }
+
+    deinit {
+        // A safety net: ``shutdown()`` is the contract.
+        guard !isShutDown.withLockedValue({ $0 }) else { return }
+        thread.stopWithoutWaiting()
+        trustFiles.remove()
+    }
+
+    /// Sends one GET; see ``ImageTransport/send(_:)``.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try Task.checkCancellation()
+        guard !isShutDown.withLockedValue({ $0 }) else { throw TransportError.connection("the transport is shut down") }
+        guard request.url.hasPrefixIgnoringASCIICase("https://") || request.url.hasPrefixIgnoringASCIICase("http://") else {
+            throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
+        }
+        guard request.deadline > ContinuousClock.now else { throw TransportError.timedOut(phase: nil) }
+        let proxyEndpoint = proxy.proxy(for: request.url)
+        if proxyEndpoint != nil, request.privateNetworks.isRestricted {
+            // The proxy connects, so only the names can be checked here.
+            try await HostAddressCheck.check(request.url, access: request.privateNetworks)
+        }
+        let proxyURL = proxyEndpoint.map { endpoint in
+            endpoint.host.contains(":") ? "http://[\(endpoint.host)]:\(endpoint.port)" : "http://\(endpoint.host):\(endpoint.port)"
+        }
+        let transfer = CurlTransfer(request: request, proxy: proxyURL)
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    transfer.continuation = continuation
+                    if !thread.submit(transfer) {
+                        transfer.finish(.failure(TransportError.connection("the transport is shut down")))
+                    }
+                }
+            } onCancel: {
+                thread.cancel(transfer)
+            }
+        } catch let failure as CurlFailure {
+            throw await transportError(for: failure, request: request, throughProxy: proxyEndpoint != nil)
+        }
+    }
+
+    /// True: libcurl ends a transfer when its deadline passes (`CURLOPT_TIMEOUT_MS`).
+    public var keepsDeadlines: Bool { true }
+
+    /// True: each connection's address is checked as it is opened (through a user's proxy, which
+    /// connects by itself, the host's names are checked before each request instead).
+    public var checksConnectedAddresses: Bool { true }
+
+    /// Fails what is in flight, closes the connections and ends the transport's thread. Calls
+    /// after the first return at once.
+    public func shutdown() async {
+        let wasShutDown = isShutDown.withLockedValue { isShutDown in
+            defer { isShutDown = true }
+            return isShutDown
+        }
+        guard !wasShutDown else { return }
+        await thread.stop()
+        trustFiles.remove()
+    }
+
+    /// Words a failed transfer as a `TransportError`.
+    private func transportError(for failure: CurlFailure, request: TransportRequest, throughProxy: Bool) async -> TransportError {
+        let code = CURLcode(failure.code)
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            let phase: TimeoutPhase = !failure.connected ? .connecting
+                : !failure.headReceived ? .waitingForResponse
+                : .receivingBody(received: failure.bodyReceived, expected: failure.declaredLength)
+            return .timedOut(phase: phase)
+        case CURLE_FILESIZE_EXCEEDED:
+            return .tooLarge(limit: request.maxBytes)
+        case CURLE_WRITE_ERROR where failure.exceededLimit:
+            return .tooLarge(limit: request.maxBytes)
+        case CURLE_WRITE_ERROR where failure.headTooLarge:
+            return .invalidResponse("response headers too large (over \(CurlTransfer.maxHeadBytes / 1024) KB)")
+        case CURLE_COULDNT_CONNECT where failure.deniedAddress != nil:
+            let host = URLAuthority(request.url)?.host ?? request.url
+            return .deniedAddress(host: host, address: failure.deniedAddress!.address.description, kind: failure.deniedAddress!.kind)
+        case CURLE_PEER_FAILED_VERIFICATION:
+            guard let target = URLAuthority(request.url) else { return .connection(failure.message) }
+            // OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH or X509_V_ERR_IP_ADDRESS_MISMATCH, or libcurl's
+            // own check of the names after a trusted chain ("no alternative certificate subject name matches…").
+            let hostnameMismatch = [62, 64].contains(failure.verifyResult) || failure.message.contains("subject name")
+            guard !throughProxy else {
+                // Seen from here the server may present another certificate than through the
+                // proxy (which may re-sign TLS with its own CA), so no second look is taken.
+                return .certificate(host: target.host, problem: hostnameMismatch
+                    ? CertificateProblem(.otherHost, "issued for another host name (through the proxy)")
+                    : CertificateProblem(.unverified, "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)"))
+            }
+            let problem = await diagnosis.value.problem(host: target.host, port: target.port, hostnameMismatch: hostnameMismatch)
+            return .certificate(host: target.host, problem: problem)
+        case CURLE_PARTIAL_FILE:
+            if let declared = failure.declaredLength {
+                return .connection("truncated: \(failure.bodyReceived) of \(declared) bytes (\(failure.message))")
+            }
+            return .connection(failure.message)
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
+            return .invalidRequest(failure.message)
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING:
+            return .invalidResponse(failure.message)
+        default:
+            return .connection(failure.message)
+        }
+    }
+}
+
+/// A ``CertificateDiagnosis`` made on first use.
+private final class LazyDiagnosis: Sendable {
+    private let made = NIOLockedValueBox<CertificateDiagnosis?>(nil)
+
+    var value: CertificateDiagnosis {
+        made.withLockedValue { made in
+            if let made { return made }
+            let diagnosis = CertificateDiagnosis(group: MultiThreadedEventLoopGroup.singleton)
+            made = diagnosis
+            return diagnosis
+        }
+    }
+}
+#endif
