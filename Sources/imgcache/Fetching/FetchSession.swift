@@ -24,13 +24,13 @@ final class FetchSession: Sendable {
         } catch {
             throw StartError(description: "cannot use the cache folder \(settings.cacheFolder): \(error)")
         }
-        let transport: AsyncHTTPClientTransport
+        let transport: any ImageTransport
         do {
             // No connection attempt outlives --timeout: one still going (to a server whose TLS
             // handshake stalls, say) after its image has failed would hold the end of the run.
-            transport = try AsyncHTTPClientTransport(trust: settings.trust, proxy: settings.proxy,
-                                                     connectTimeout: min(.seconds(10), settings.downloadPolicy.timeout),
-                                                     maxConnectionsPerHost: settings.downloadPolicy.perHostConcurrency)
+            transport = try settings.httpClient.makeTransport(
+                trust: settings.trust, proxy: settings.proxy, connectTimeout: min(.seconds(10), settings.downloadPolicy.timeout),
+                maxConnectionsPerHost: settings.downloadPolicy.perHostConcurrency)
         } catch let error as CertificateTrustError {
             let option = settings.trust.additionalCAFiles.contains(error.path) ? "--cacert" : "SSL_CERT_FILE/SSL_CERT_DIR"
             throw StartError(description: "\(option) \(error)")

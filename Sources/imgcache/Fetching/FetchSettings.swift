@@ -18,6 +18,8 @@ struct FetchSettings: Sendable {
     var proxy = ProxySettings.direct
     /// The CAs HTTPS servers' certificates may chain to.
     var trust = CertificateTrust.system
+    /// `--http-client`.
+    var httpClient = HTTPClientChoice.standard
     /// Print events as ndjson on standard output.
     var printsEvents = false
     /// No progress display.
@@ -33,7 +35,7 @@ extension FetchOptions {
         FetchSettings(
             out: out, cacheFolder: cacheFolder, manifestPath: manifestPath, rewriteOptions: rewriteOptions,
             baseURL: page.pageURL, cachePolicy: cachePolicy, downloadPolicy: downloadPolicy, proxy: proxySettings,
-            trust: certificateTrust,
+            trust: certificateTrust, httpClient: httpClient,
             printsEvents: events != nil, quiet: quiet, debounce: .seconds(debounce), maxWait: maxWait.map { .seconds($0) },
             onRefresh: onRefresh)
     }

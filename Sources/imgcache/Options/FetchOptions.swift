@@ -67,6 +67,11 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "HTTP proxy for all requests, e.g. http://proxy:3128 (default: http_proxy/https_proxy/no_proxy).")
     var proxy: String?
 
+    @Option(name: .customLong("http-client"), help: ArgumentHelp(
+        "The HTTP client that downloads: curl (libcurl; the default on Linux) or async-http-client.",
+        discussion: "Both keep every option above: proxies, --cacert, --deny-private-networks, --timeout."))
+    var httpClient: HTTPClientChoice = .standard
+
     @Option(help: "Print every event (page, started, finished, failed, refresh) on standard output: ndjson.")
     var events: EventsFormat?
 

@@ -13,32 +13,42 @@ struct FetchTLSCommandTests {
         try await CommandRunner.runOffPool(arguments, in: folder.url, environment: environment)
     }
 
-    @Test("a page's HTTPS images from a server of the CA named by --cacert (or SSL_CERT_FILE) are localised")
-    func cacertTrustsTheTestCA() async throws {
+    /// The `--http-client` values of this build (libcurl's on Linux).
+    #if os(Linux)
+    static let httpClients = ["curl", "async-http-client"]
+    #else
+    static let httpClients = ["async-http-client"]
+    #endif
+
+    @Test("a page's HTTPS images from a server of the CA named by --cacert (or SSL_CERT_FILE) are localised, with each --http-client",
+          arguments: httpClients)
+    func cacertTrustsTheTestCA(client: String) async throws {
         let server = try await TestImageServer.start(tls: .valid)
         server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         server.route("/page.html", .status(200, body: Array("<img src=a.png>".utf8), contentType: "text/html"))
         let folder = try TemporaryFolder()
-        let withOption = try await run(["fetch", server.url("/page.html"), "--out", "out", "--cacert", TestCertificates.caPath], in: folder)
+        let withOption = try await run(["fetch", server.url("/page.html"), "--out", "out", "--cacert", TestCertificates.caPath,
+                                        "--http-client", client], in: folder)
         #expect(withOption.status == 0, "\(withOption.stderr)")
         let name = LocalImageNaming().localName(for: BrowserURL(server.url("/a.png"))!)!
         #expect(try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8) == "<img src=images/\(name)>")
         #expect(server.allRequests.allSatisfy { $0.version == "HTTP/2" })
 
-        let fromEnvironment = try await run(["fetch", server.url("/page.html"), "--out", "out2"], in: folder,
+        let fromEnvironment = try await run(["fetch", server.url("/page.html"), "--out", "out2", "--http-client", client], in: folder,
                                             environment: ["SSL_CERT_FILE": TestCertificates.caPath, "SSL_CERT_DIR": ""])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
         try await server.shutdown()
     }
 
-    @Test("refused certificates: exit 2, one line per image naming the host and the problem, a hint, the page keeps the remote URL")
-    func refusedCertificate() async throws {
+    @Test("refused certificates: exit 2, one line per image naming the host and the problem, a hint, the page keeps the remote URL",
+          arguments: httpClients)
+    func refusedCertificate(client: String) async throws {
         let server = try await TestImageServer.start(tls: .untrusted)
         server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         let folder = try TemporaryFolder()
         try folder.write("page.html", "<img src=a.png>")
         let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/"), "--out", "out",
-                                     "--cacert", TestCertificates.caPath], in: folder)
+                                     "--cacert", TestCertificates.caPath, "--http-client", client], in: folder)
         #expect(outcome.status == 2)
         #expect(outcome.stderr.contains(
             "imgcache: failed: \(server.url("/a.png")): TLS certificate of 127.0.0.1 refused: issued by 'CN=imgcache untrusted CA', which is not a trusted CA"),
