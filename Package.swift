@@ -57,12 +57,12 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
-        // libcurl for the command line's transport on Linux (Debian's libcurl4-openssl-dev: HTTP/2
-        // through nghttp2, TLS through OpenSSL).
-        .systemLibrary(
+        // libcurl for the command line's transport on Linux, opened at run time (see its header):
+        // building needs <curl/curl.h> (Debian's libcurl4-openssl-dev), running libcurl.so.4
+        // (HTTP/2 through nghttp2, TLS through OpenSSL).
+        .target(
             name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"])]
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
         // The core: rewriter, cache, downloader, page pipeline. No CLI, no NIO, no networking library.
         .target(

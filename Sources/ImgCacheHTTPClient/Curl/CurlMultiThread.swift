@@ -45,12 +45,10 @@ final class CurlMultiThread: @unchecked Sendable {
     /// connection, so that every connection it uses was checked for it.
     private var hostsWithUnguardedConnections: Set<String> = []
 
-    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
+    /// libcurl must be loaded (``CurlTransport`` does it).
     init(options: Options) {
-        _ = Self.globalInit
         self.options = options
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
+        guard let multi = imgcache_curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
         self.multi = multi
         // Many streams on one HTTP/2 connection (libcurl's default, said here because the
         // downloader's per-host limits depend on it), and a bound on HTTP/1.1 connections per host.
@@ -72,14 +70,14 @@ final class CurlMultiThread: @unchecked Sendable {
             submitted.append(transfer)
             return true
         }
-        if accepted { curl_multi_wakeup(multi) }
+        if accepted { imgcache_curl_multi_wakeup(multi) }
         return accepted
     }
 
     /// Asks the thread to stop `transfer` and fail it with `CancellationError`.
     func cancel(_ transfer: CurlTransfer) {
         lock.withLock { cancellations.append(transfer) }
-        curl_multi_wakeup(multi)
+        imgcache_curl_multi_wakeup(multi)
     }
 
     /// Fails every transfer with "the transport is shut down", closes the connections and ends the
@@ -91,14 +89,14 @@ final class CurlMultiThread: @unchecked Sendable {
                 if !hasEnded { endWaiters.append(continuation) }
                 return hasEnded
             }
-            if ended { continuation.resume() } else { curl_multi_wakeup(multi) }
+            if ended { continuation.resume() } else { imgcache_curl_multi_wakeup(multi) }
         }
     }
 
     /// Stops without waiting (a deinit's safety net).
     func stopWithoutWaiting() {
         lock.withLock { isStopping = true }
-        curl_multi_wakeup(multi)
+        imgcache_curl_multi_wakeup(multi)
     }
 
     // MARK: The thread
@@ -122,20 +120,20 @@ final class CurlMultiThread: @unchecked Sendable {
             }
             if stopping { break }
             var stillRunning: Int32 = 0
-            _ = curl_multi_perform(multi, &stillRunning)
+            _ = imgcache_curl_multi_perform(multi, &stillRunning)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = imgcache_curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
                 complete(easy, code: imgcache_curl_msg_result(message))
             }
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            _ = imgcache_curl_multi_poll(multi, 1000)
         }
         for easy in Array(running.keys) {
             end(easy, with: .failure(TransportError.connection("the transport is shut down")))
         }
-        for easy in idleHandles { curl_easy_cleanup(easy) }
+        for easy in idleHandles { imgcache_curl_easy_cleanup(easy) }
         idleHandles.removeAll()
-        curl_multi_cleanup(multi)
+        imgcache_curl_multi_cleanup(multi)
         // Transfers handed in after the last look, before `isStopping` was set, fail too.
         let (late, waiters) = lock.withLock {
             hasEnded = true
@@ -151,16 +149,16 @@ final class CurlMultiThread: @unchecked Sendable {
             transfer.finish(.failure(CancellationError()))
             return
         }
-        let easy = idleHandles.popLast() ?? curl_easy_init()
+        let easy = idleHandles.popLast() ?? imgcache_curl_easy_init()
         guard let easy else {
             transfer.finish(.failure(TransportError.connection("libcurl could not make a transfer (out of memory)")))
             return
         }
         configure(easy, for: transfer)
         running[easy] = transfer
-        let code = curl_multi_add_handle(multi, easy)
+        let code = imgcache_curl_multi_add_handle(multi, easy)
         if code != CURLM_OK {
-            end(easy, with: .failure(TransportError.connection(String(cString: curl_multi_strerror(code)))))
+            end(easy, with: .failure(TransportError.connection(String(cString: imgcache_curl_multi_strerror(code)))))
         }
     }
 
@@ -184,7 +182,7 @@ final class CurlMultiThread: @unchecked Sendable {
         var verifyResult = 0
         _ = imgcache_curl_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &verifyResult)
         let failure = CurlFailure(
-            code: code.rawValue, message: transfer.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : transfer.errorMessage,
+            code: code.rawValue, message: transfer.errorMessage.isEmpty ? String(cString: imgcache_curl_easy_strerror(code)) : transfer.errorMessage,
             connected: transfer.isConnected, headReceived: transfer.headReceived, bodyReceived: transfer.body.count,
             declaredLength: transfer.declaredLength, exceededLimit: transfer.exceededLimit, headTooLarge: transfer.headTooLarge,
             deniedAddress: transfer.deniedAddress, verifyResult: verifyResult)
@@ -197,8 +195,8 @@ final class CurlMultiThread: @unchecked Sendable {
         if transfer.openedUnguardedConnection, let authority = URLAuthority(transfer.request.url) {
             hostsWithUnguardedConnections.insert("\(authority.host):\(authority.port)")
         }
-        _ = curl_multi_remove_handle(multi, easy)
-        curl_easy_reset(easy)
+        _ = imgcache_curl_multi_remove_handle(multi, easy)
+        imgcache_curl_easy_reset(easy)
         idleHandles.append(easy)
         transfer.finish(result)
     }
@@ -207,7 +205,7 @@ final class CurlMultiThread: @unchecked Sendable {
         let request = transfer.request
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         _ = request.url.withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_URL, $0) }
-        _ = "http,https".withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PROTOCOLS_STR, $0) }
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         _ = imgcache_curl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlReceiveBody)
@@ -231,12 +229,12 @@ final class CurlMultiThread: @unchecked Sendable {
         options.trust.apply(to: easy)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
-            list = "\(header.name): \(header.value)".withCString { curl_slist_append(list, $0) }
+            list = "\(header.name): \(header.value)".withCString { imgcache_curl_slist_append(list, $0) }
         }
         if !options.resolvedNames.isEmpty, let authority = URLAuthority(request.url),
            let address = options.resolvedNames[authority.host.lowercased()] {
             let entry = "\(authority.host):\(authority.port):\(address.isIPv4 ? address.description : "[\(address)]")"
-            let resolve = entry.withCString { curl_slist_append(nil, $0) }
+            let resolve = entry.withCString { imgcache_curl_slist_append(nil, $0) }
             _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_RESOLVE, resolve)
             transfer.resolveList = resolve
         }

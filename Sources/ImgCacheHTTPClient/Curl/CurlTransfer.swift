@@ -55,8 +55,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     deinit {
         errorBuffer.deallocate()
-        curl_slist_free_all(headerList)
-        curl_slist_free_all(resolveList)
+        imgcache_curl_slist_free_all(headerList)
+        imgcache_curl_slist_free_all(resolveList)
     }
 
     /// Resumes the caller, once; later calls do nothing.

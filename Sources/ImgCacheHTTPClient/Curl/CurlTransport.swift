@@ -35,7 +35,8 @@ public final class CurlTransport: ImageTransport {
     ///   - connectTimeout: the longest wait for a TCP (and TLS) connection to be set up.
     ///   - readTimeout: the longest silence while waiting for response bytes.
     ///   - maxConnectionsPerHost: how many connections to one host are open at once (HTTP/2 uses one).
-    /// - Throws: ``CertificateTrustError`` when a CA file or folder cannot be read or holds no certificate.
+    /// - Throws: ``CurlUnavailableError`` when libcurl cannot be loaded; ``CertificateTrustError``
+    ///   when a CA file or folder cannot be read or holds no certificate.
     public convenience init(
         trust: CertificateTrust = .system,
         proxy: ProxySettings = .direct,
@@ -53,6 +54,7 @@ public final class CurlTransport: ImageTransport {
         trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration, readTimeout: Duration,
         maxConnectionsPerHost: Int, resolvedNames: [String: IPAddress]
     ) throws {
+        if let reason = imgcache_curl_load() { throw CurlUnavailableError(reason: String(cString: reason)) }
         let trustFiles = try CurlTrustFiles(trust)
         self.trustFiles = trustFiles
         self.proxy = proxy

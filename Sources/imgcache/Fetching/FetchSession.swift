@@ -28,12 +28,14 @@ final class FetchSession: Sendable {
         do {
             // No connection attempt outlives --timeout: one still going (to a server whose TLS
             // handshake stalls, say) after its image has failed would hold the end of the run.
-            transport = try settings.httpClient.makeTransport(
-                trust: settings.trust, proxy: settings.proxy, connectTimeout: min(.seconds(10), settings.downloadPolicy.timeout),
+            transport = try HTTPClientChoice.makeTransport(
+                settings.httpClient, trust: settings.trust, proxy: settings.proxy, connectTimeout: min(.seconds(10), settings.downloadPolicy.timeout),
                 maxConnectionsPerHost: settings.downloadPolicy.perHostConcurrency)
         } catch let error as CertificateTrustError {
             let option = settings.trust.additionalCAFiles.contains(error.path) ? "--cacert" : "SSL_CERT_FILE/SSL_CERT_DIR"
             throw StartError(description: "\(option) \(error)")
+        } catch let error as CurlUnavailableError {
+            throw StartError(description: "--http-client curl: \(error)")
         }
         let style = settings.rewriteOptions.referenceStyle
         output = EventOutput(printer: settings.printsEvents ? EventPrinter(localPath: { style.reference(to: $0) }) : nil,

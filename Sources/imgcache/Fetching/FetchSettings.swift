@@ -18,8 +18,8 @@ struct FetchSettings: Sendable {
     var proxy = ProxySettings.direct
     /// The CAs HTTPS servers' certificates may chain to.
     var trust = CertificateTrust.system
-    /// `--http-client`.
-    var httpClient = HTTPClientChoice.standard
+    /// `--http-client`; nil for the default (libcurl when it can be loaded).
+    var httpClient: HTTPClientChoice?
     /// Print events as ndjson on standard output.
     var printsEvents = false
     /// No progress display.

@@ -9,15 +9,6 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// AsyncHTTPClient on SwiftNIO.
     case asyncHTTPClient = "async-http-client"
 
-    /// libcurl where the command is built with it: on the same work it took less CPU time,
-    /// markedly so over HTTPS and HTTP/2 (Benchmarks/README.md has the figures).
-    static var standard: HTTPClientChoice {
-        #if canImport(CCurl)
-        .curl
-        #else
-        .asyncHTTPClient
-        #endif
-    }
 
     /// The choices this build has.
     static var available: [HTTPClientChoice] {
@@ -30,9 +21,31 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
 
     static var allValueStrings: [String] { available.map(\.rawValue) }
 
+    /// The transport of `choice`, or when none was chosen, libcurl's where the command is built
+    /// with it and the machine has it (on the same work it took less CPU time than AsyncHTTPClient,
+    /// markedly so over HTTPS and HTTP/2: Benchmarks/README.md), else AsyncHTTPClient's.
+    /// - Throws: ``CertificateTrustError`` when `trust` names a CA file or folder that cannot be
+    ///   used; `CurlUnavailableError` when curl was chosen and libcurl cannot be loaded.
+    static func makeTransport(_ choice: HTTPClientChoice?, trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration,
+                              maxConnectionsPerHost: Int) throws -> any ImageTransport {
+        if let choice {
+            return try choice.makeTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,
+                                            maxConnectionsPerHost: maxConnectionsPerHost)
+        }
+        #if canImport(CCurl)
+        do {
+            return try HTTPClientChoice.curl.makeTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,
+                                                           maxConnectionsPerHost: maxConnectionsPerHost)
+        } catch is CurlUnavailableError {
+            // A binary taken to a machine without libcurl still works.
+        }
+        #endif
+        return try HTTPClientChoice.asyncHTTPClient.makeTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,
+                                                                  maxConnectionsPerHost: maxConnectionsPerHost)
+    }
+
     /// A transport of this kind.
-    /// - Throws: ``CertificateTrustError`` when `trust` names a CA file or folder that cannot be used.
-    func makeTransport(trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration,
+    private func makeTransport(trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration,
                        maxConnectionsPerHost: Int) throws -> any ImageTransport {
         switch self {
         case .curl:

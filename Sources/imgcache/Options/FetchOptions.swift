@@ -68,9 +68,9 @@ struct FetchOptions: ParsableArguments {
     var proxy: String?
 
     @Option(name: .customLong("http-client"), help: ArgumentHelp(
-        "The HTTP client that downloads: curl (libcurl; the default on Linux) or async-http-client.",
+        "The HTTP client that downloads: curl (libcurl) or async-http-client (default: curl where libcurl.so.4 is installed, on Linux).",
         discussion: "Both keep every option above: proxies, --cacert, --deny-private-networks, --timeout."))
-    var httpClient: HTTPClientChoice = .standard
+    var httpClient: HTTPClientChoice?
 
     @Option(help: "Print every event (page, started, finished, failed, refresh) on standard output: ndjson.")
     var events: EventsFormat?

@@ -1,0 +1,136 @@
+#include "CCurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// The libcurl functions imgcache calls, found in the library once it is open.
+static struct {
+    CURLcode (*global_init)(long);
+    curl_version_info_data *(*version_info)(CURLversion);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_cleanup)(CURLM *);
+    CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
+    CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_perform)(CURLM *, int *);
+    CURLMsg *(*multi_info_read)(CURLM *, int *);
+    CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
+    CURLMcode (*multi_wakeup)(CURLM *);
+    const char *(*multi_strerror)(CURLMcode);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} curl;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *failure;
+static char message[512];
+
+static void load(void) {
+    // The soname, libcurl4's ABI whichever TLS flavour is installed; IMGCACHE_LIBCURL names
+    // another file (a libcurl built elsewhere; the tests name a missing one).
+    const char *path = getenv("IMGCACHE_LIBCURL");
+    void *library = dlopen(path && *path ? path : "libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
+    if (!library) {
+        snprintf(message, sizeof message, "%s", dlerror());
+        failure = message;
+        return;
+    }
+#define FIND(field, name)                                                                  \
+    if (!(*(void **)&curl.field = dlsym(library, name))) {                                 \
+        snprintf(message, sizeof message, "libcurl.so.4 has no %s (libcurl 7.80 or later is needed)", name); \
+        failure = message;                                                                 \
+        return;                                                                            \
+    }
+    FIND(global_init, "curl_global_init")
+    FIND(version_info, "curl_version_info")
+    FIND(multi_init, "curl_multi_init")
+    FIND(multi_cleanup, "curl_multi_cleanup")
+    FIND(multi_setopt, "curl_multi_setopt")
+    FIND(multi_add_handle, "curl_multi_add_handle")
+    FIND(multi_remove_handle, "curl_multi_remove_handle")
+    FIND(multi_perform, "curl_multi_perform")
+    FIND(multi_info_read, "curl_multi_info_read")
+    FIND(multi_poll, "curl_multi_poll")
+    FIND(multi_wakeup, "curl_multi_wakeup")
+    FIND(multi_strerror, "curl_multi_strerror")
+    FIND(easy_init, "curl_easy_init")
+    FIND(easy_cleanup, "curl_easy_cleanup")
+    FIND(easy_reset, "curl_easy_reset")
+    FIND(easy_strerror, "curl_easy_strerror")
+    FIND(easy_setopt, "curl_easy_setopt")
+    FIND(easy_getinfo, "curl_easy_getinfo")
+    FIND(slist_append, "curl_slist_append")
+    FIND(slist_free_all, "curl_slist_free_all")
+#undef FIND
+    // CURLOPT_PREREQFUNCTION, which tells a time-out while connecting from one while waiting.
+    if (curl.version_info(CURLVERSION_NOW)->version_num < 0x075000) {
+        snprintf(message, sizeof message, "libcurl %s is too old (7.80 or later is needed)",
+                 curl.version_info(CURLVERSION_NOW)->version);
+        failure = message;
+        return;
+    }
+    if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        failure = "curl_global_init failed";
+    }
+}
+
+const char *imgcache_curl_load(void) {
+    pthread_once(&once, load);
+    return failure;
+}
+
+const char *imgcache_curl_default_ca_file(void) {
+    return curl.version_info(CURLVERSION_NOW)->cainfo;
+}
+
+CURLM *imgcache_curl_multi_init(void) { return curl.multi_init(); }
+CURLMcode imgcache_curl_multi_cleanup(CURLM *multi) { return curl.multi_cleanup(multi); }
+CURLMcode imgcache_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl.multi_setopt(multi, option, value);
+}
+CURLMcode imgcache_curl_multi_add_handle(CURLM *multi, CURL *handle) { return curl.multi_add_handle(multi, handle); }
+CURLMcode imgcache_curl_multi_remove_handle(CURLM *multi, CURL *handle) { return curl.multi_remove_handle(multi, handle); }
+CURLMcode imgcache_curl_multi_perform(CURLM *multi, int *running) { return curl.multi_perform(multi, running); }
+CURLMsg *imgcache_curl_multi_info_read(CURLM *multi, int *left) { return curl.multi_info_read(multi, left); }
+CURLMcode imgcache_curl_multi_poll(CURLM *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
+CURLMcode imgcache_curl_multi_wakeup(CURLM *multi) { return curl.multi_wakeup(multi); }
+const char *imgcache_curl_multi_strerror(CURLMcode code) { return curl.multi_strerror(code); }
+
+CURL *imgcache_curl_easy_init(void) { return curl.easy_init(); }
+void imgcache_curl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }
+void imgcache_curl_easy_reset(CURL *handle) { curl.easy_reset(handle); }
+const char *imgcache_curl_easy_strerror(CURLcode code) { return curl.easy_strerror(code); }
+CURLcode imgcache_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode imgcache_curl_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode imgcache_curl_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode imgcache_curl_easy_setopt_write(CURL *handle, CURLoption option, curl_write_callback callback) {
+    return curl.easy_setopt(handle, option, callback);
+}
+CURLcode imgcache_curl_easy_setopt_opensocket(CURL *handle, curl_opensocket_callback callback) {
+    return curl.easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+CURLcode imgcache_curl_easy_setopt_prereq(CURL *handle, curl_prereq_callback callback) {
+    return curl.easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+CURLcode imgcache_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl.easy_getinfo(handle, info, value);
+}
+
+struct curl_slist *imgcache_curl_slist_append(struct curl_slist *list, const char *string) {
+    return curl.slist_append(list, string);
+}
+void imgcache_curl_slist_free_all(struct curl_slist *list) { curl.slist_free_all(list); }

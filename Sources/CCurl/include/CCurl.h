@@ -1,0 +1,54 @@
+// libcurl for Swift, loaded at run time.
+//
+// libcurl (with OpenSSL, nghttp2, GnuTLS through LDAP, Kerberos and some twenty more libraries
+// behind it on Debian) is opened with dlopen when the first CurlTransport is made, not linked:
+// linked, it cost every start of imgcache 5 ms of CPU and 7 MB of memory, `imgcache rewrite` and
+// the AsyncHTTPClient transport included, and a binary copied to a machine without libcurl would
+// not start at all. Only the types and constants of <curl/curl.h> are used from Swift directly;
+// every function goes through the wrappers below, which also give the variadic ones
+// (curl_easy_setopt, curl_easy_getinfo, curl_multi_setopt) fixed types Swift can call.
+#ifndef IMGCACHE_CCURL_H
+#define IMGCACHE_CCURL_H
+
+#define CURL_DISABLE_TYPECHECK
+#include <curl/curl.h>
+
+/// Opens libcurl once (later calls return the first call's answer): NULL when it is ready,
+/// otherwise why it is not (dlerror's message, or the symbol missing), in static storage.
+const char *imgcache_curl_load(void);
+
+/// The CA bundle libcurl was built to use by default, or NULL.
+const char *imgcache_curl_default_ca_file(void);
+
+CURLM *imgcache_curl_multi_init(void);
+CURLMcode imgcache_curl_multi_cleanup(CURLM *multi);
+CURLMcode imgcache_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLMcode imgcache_curl_multi_add_handle(CURLM *multi, CURL *handle);
+CURLMcode imgcache_curl_multi_remove_handle(CURLM *multi, CURL *handle);
+CURLMcode imgcache_curl_multi_perform(CURLM *multi, int *running);
+CURLMsg *imgcache_curl_multi_info_read(CURLM *multi, int *left);
+CURLMcode imgcache_curl_multi_poll(CURLM *multi, int timeout_ms);
+CURLMcode imgcache_curl_multi_wakeup(CURLM *multi);
+const char *imgcache_curl_multi_strerror(CURLMcode code);
+
+CURL *imgcache_curl_easy_init(void);
+void imgcache_curl_easy_cleanup(CURL *handle);
+void imgcache_curl_easy_reset(CURL *handle);
+const char *imgcache_curl_easy_strerror(CURLcode code);
+CURLcode imgcache_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode imgcache_curl_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode imgcache_curl_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value);
+CURLcode imgcache_curl_easy_setopt_write(CURL *handle, CURLoption option, curl_write_callback callback);
+CURLcode imgcache_curl_easy_setopt_opensocket(CURL *handle, curl_opensocket_callback callback);
+CURLcode imgcache_curl_easy_setopt_prereq(CURL *handle, curl_prereq_callback callback);
+CURLcode imgcache_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+
+struct curl_slist *imgcache_curl_slist_append(struct curl_slist *list, const char *string);
+void imgcache_curl_slist_free_all(struct curl_slist *list);
+
+/// The `result` of a finished transfer's message (a member of an anonymous union in CURLMsg).
+static inline CURLcode imgcache_curl_msg_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+#endif
