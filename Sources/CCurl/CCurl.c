@@ -45,7 +45,7 @@ static void load(void) {
     }
 #define FIND(field, name)                                                                  \
     if (!(*(void **)&curl.field = dlsym(library, name))) {                                 \
-        snprintf(message, sizeof message, "libcurl.so.4 has no %s (libcurl 7.80 or later is needed)", name); \
+        snprintf(message, sizeof message, "libcurl.so.4 has no %s (libcurl 7.87 or later is needed)", name); \
         failure = message;                                                                 \
         return;                                                                            \
     }
@@ -70,9 +70,12 @@ static void load(void) {
     FIND(slist_append, "curl_slist_append")
     FIND(slist_free_all, "curl_slist_free_all")
 #undef FIND
-    // CURLOPT_PREREQFUNCTION, which tells a time-out while connecting from one while waiting.
-    if (curl.version_info(CURLVERSION_NOW)->version_num < 0x075000) {
-        snprintf(message, sizeof message, "libcurl %s is too old (7.80 or later is needed)",
+    // 7.87: TLS written through libcurl's own OpenSSL BIO, which never raises SIGPIPE (before,
+    // OpenSSL wrote to the socket itself, and a peer's reset could kill the process: libcurl is
+    // told not to touch signals). Also CURLOPT_PREREQFUNCTION (7.80), which tells a time-out while
+    // connecting from one while waiting.
+    if (curl.version_info(CURLVERSION_NOW)->version_num < 0x075700) {
+        snprintf(message, sizeof message, "libcurl %s is too old (7.87 or later is needed)",
                  curl.version_info(CURLVERSION_NOW)->version);
         failure = message;
         return;

@@ -18,9 +18,9 @@ final class CurlMultiThread: @unchecked Sendable {
         /// Which CAs to trust.
         var trust: CurlTrustFiles
         var connectTimeout: Duration
-        /// The longest silence while receiving: below 1 byte/s for this long ends the transfer.
+        /// The longest silence while receiving: below 1 byte/s for this long (in whole seconds,
+        /// rounded up) ends the transfer.
         var readTimeout: Duration
-        var maxConnectionsPerHost: Int
         /// Host names answered from this table instead of DNS: how tests make a public-looking
         /// name lead to 127.0.0.1 (`CURLOPT_RESOLVE`, for every port).
         var resolvedNames: [String: IPAddress] = [:]
@@ -34,16 +34,15 @@ final class CurlMultiThread: @unchecked Sendable {
     private var submitted: [CurlTransfer] = []
     private var cancellations: [CurlTransfer] = []
     private var isStopping = false
+    /// Set, under the lock, just before the multi handle is freed: no wake-up may touch it after.
     private var hasEnded = false
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
 
     // The thread's own.
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
-    /// Hosts (`host:port`) with a connection that was opened, by a request that allowed it, to an
-    /// address some other request may refuse: a restricted request to them takes a fresh
-    /// connection, so that every connection it uses was checked for it.
-    private var hostsWithUnguardedConnections: Set<String> = []
+    /// When the running transfers' deadlines were last looked at.
+    private var lastDeadlineSweep = ContinuousClock.now
 
     /// libcurl must be loaded (``CurlTransport`` does it).
     init(options: Options) {
@@ -51,9 +50,11 @@ final class CurlMultiThread: @unchecked Sendable {
         guard let multi = imgcache_curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
         self.multi = multi
         // Many streams on one HTTP/2 connection (libcurl's default, said here because the
-        // downloader's per-host limits depend on it), and a bound on HTTP/1.1 connections per host.
+        // downloader's per-host limits depend on it). No cap on connections per host: the
+        // downloader already keeps to its per-origin limits, and libcurl's cap counts a proxy as
+        // the host of every plain-HTTP origin behind it, holding the transfers over it in a queue
+        // where (in 7.88) their time-outs do not run.
         _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, options.maxConnectionsPerHost))
         // Idle connections kept for reuse. libcurl's default keeps 4 per transfer then running, and
         // between one image's end and the next one's start few are running: a 2,000-image fetch over
         // HTTP/1.1 opened 43 to 98 connections to its one host, where 8 were enough.
@@ -65,19 +66,27 @@ final class CurlMultiThread: @unchecked Sendable {
 
     /// Hands a transfer to the thread; false when the thread is stopping (nothing will run it).
     func submit(_ transfer: CurlTransfer) -> Bool {
-        let accepted = lock.withLock {
+        lock.withLock {
             guard !isStopping else { return false }
             submitted.append(transfer)
+            wakeUp()
             return true
         }
-        if accepted { imgcache_curl_multi_wakeup(multi) }
-        return accepted
     }
 
     /// Asks the thread to stop `transfer` and fail it with `CancellationError`.
     func cancel(_ transfer: CurlTransfer) {
-        lock.withLock { cancellations.append(transfer) }
-        imgcache_curl_multi_wakeup(multi)
+        lock.withLock {
+            guard !hasEnded else { return }  // every transfer has ended with the thread
+            cancellations.append(transfer)
+            wakeUp()
+        }
+    }
+
+    /// Wakes the thread from `curl_multi_poll`; called under the lock, so that the multi handle
+    /// cannot be freed meanwhile.
+    private func wakeUp() {
+        if !hasEnded { _ = imgcache_curl_multi_wakeup(multi) }
     }
 
     /// Fails every transfer with "the transport is shut down", closes the connections and ends the
@@ -87,16 +96,19 @@ final class CurlMultiThread: @unchecked Sendable {
             let ended = lock.withLock {
                 isStopping = true
                 if !hasEnded { endWaiters.append(continuation) }
+                wakeUp()
                 return hasEnded
             }
-            if ended { continuation.resume() } else { imgcache_curl_multi_wakeup(multi) }
+            if ended { continuation.resume() }
         }
     }
 
     /// Stops without waiting (a deinit's safety net).
     func stopWithoutWaiting() {
-        lock.withLock { isStopping = true }
-        imgcache_curl_multi_wakeup(multi)
+        lock.withLock {
+            isStopping = true
+            wakeUp()
+        }
     }
 
     // MARK: The thread
@@ -126,22 +138,35 @@ final class CurlMultiThread: @unchecked Sendable {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
                 complete(easy, code: imgcache_curl_msg_result(message))
             }
-            _ = imgcache_curl_multi_poll(multi, 1000)
+            endTransfersPastTheirDeadlines()
+            _ = imgcache_curl_multi_poll(multi, running.isEmpty ? 1000 : 100)
         }
         for easy in Array(running.keys) {
             end(easy, with: .failure(TransportError.connection("the transport is shut down")))
         }
         for easy in idleHandles { imgcache_curl_easy_cleanup(easy) }
         idleHandles.removeAll()
-        imgcache_curl_multi_cleanup(multi)
         // Transfers handed in after the last look, before `isStopping` was set, fail too.
         let (late, waiters) = lock.withLock {
             hasEnded = true
             defer { submitted.removeAll(); endWaiters.removeAll() }
             return (submitted, endWaiters)
         }
+        imgcache_curl_multi_cleanup(multi)
         for transfer in late { transfer.finish(.failure(TransportError.connection("the transport is shut down"))) }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Fails, as timed out, the transfers whose deadline passed without libcurl ending them: those
+    /// it holds back waiting for a connection (libcurl 7.88 does not time those out), or over
+    /// `CURLOPT_TIMEOUT_MS` for any other reason. Looked at every 100 ms.
+    private func endTransfersPastTheirDeadlines() {
+        let now = ContinuousClock.now
+        guard now - lastDeadlineSweep >= .milliseconds(100) else { return }
+        lastDeadlineSweep = now
+        // A little after libcurl's own time-out, which says more (what stalled).
+        let overdue = running.filter { now > $0.value.request.deadline + .milliseconds(200) }
+        for (easy, _) in overdue { complete(easy, code: CURLE_OPERATION_TIMEDOUT) }
     }
 
     private func start(_ transfer: CurlTransfer) {
@@ -192,9 +217,6 @@ final class CurlMultiThread: @unchecked Sendable {
     /// Takes the transfer off the multi handle, keeps the handle for the next one, and resumes the caller.
     private func end(_ easy: UnsafeMutableRawPointer, with result: Result<TransportResponse, any Error>) {
         guard let transfer = running.removeValue(forKey: easy) else { return }
-        if transfer.openedUnguardedConnection, let authority = URLAuthority(transfer.request.url) {
-            hostsWithUnguardedConnections.insert("\(authority.host):\(authority.port)")
-        }
         _ = imgcache_curl_multi_remove_handle(multi, easy)
         imgcache_curl_easy_reset(easy)
         idleHandles.append(easy)
@@ -222,10 +244,15 @@ final class CurlMultiThread: @unchecked Sendable {
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Self.milliseconds(options.connectTimeout)))
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(options.readTimeout) / 1000))
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, (Self.milliseconds(options.readTimeout) + 999) / 1000))
         _ = imgcache_curl_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes))
-        // Never the environment's proxy: ProxySettings decided, "" is direct.
+        // Never the environment's proxy: ProxySettings decided, "" is direct. NOPROXY too, or
+        // libcurl would still read `no_proxy` and connect directly where --proxy said not to.
         _ = (transfer.proxy ?? "").withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PROXY, $0) }
+        _ = "".withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_NOPROXY, $0) }
+        // The proxy's answer to CONNECT is not the response: it must not count as the head
+        // received (time-out phases) nor toward the head's size limit.
+        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         options.trust.apply(to: easy)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
@@ -241,14 +268,12 @@ final class CurlMultiThread: @unchecked Sendable {
         transfer.headerList = list
         _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list)
         // The private-network guard, on each address a connection is opened to. Through a proxy
-        // that address is the proxy's, so the transport checks the names instead.
+        // that address is the proxy's, so the transport checks the names instead. A connection is
+        // only ever reused by requests of the same policy: each policy has a thread and multi
+        // handle (and so a connection cache) of its own.
         if transfer.proxy == nil {
             _ = imgcache_curl_easy_setopt_opensocket(easy, curlOpenSocket)
             _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
-            if request.privateNetworks.isRestricted, let authority = URLAuthority(request.url),
-               hostsWithUnguardedConnections.contains("\(authority.host):\(authority.port)") {
-                _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1)
-            }
         }
     }
 
@@ -323,9 +348,6 @@ private let curlOpenSocket: curl_opensocket_callback = { context, purpose, addre
     }()
     if let peer {
         guard transfer.mayConnect(to: peer) else { return CURL_SOCKET_BAD }
-        if !transfer.request.privateNetworks.isRestricted, PrivateNetworkAccess.denied().refusal(of: peer) != nil {
-            transfer.openedUnguardedConnection = true
-        }
     } else if transfer.request.privateNetworks.isRestricted {
         return CURL_SOCKET_BAD  // not an IP address (a Unix socket): nothing to check it against
     }

@@ -41,9 +41,6 @@ final class CurlTransfer: @unchecked Sendable {
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// The `CURLOPT_RESOLVE` entry, when the host's address is given (tests), freed with the transfer.
     var resolveList: UnsafeMutablePointer<curl_slist>?
-    /// Set when a connection was opened for it to an address that private-network rules refuse
-    /// (allowed for this request, not necessarily for the next).
-    var openedUnguardedConnection = false
     /// Asked for before it reached the multi thread, or while on it: fail with `CancellationError`.
     var isCancelled = false
 

@@ -20,12 +20,21 @@ import NIOPosix
 /// - When private networks are denied, the address of every connection is checked as it is
 ///   opened, after DNS.
 public final class CurlTransport: ImageTransport {
-    private let thread: CurlMultiThread
+    private let options: CurlMultiThread.Options
     private let proxy: ProxySettings
     private let trustFiles: CurlTrustFiles
     /// On NIO's shared loops, which are started only when a certificate is refused.
     private let diagnosis = LazyDiagnosis()
-    private let isShutDown = NIOLockedValueBox(false)
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        /// A thread, and so a connection cache, for each private-network policy requests came
+        /// with, made when the first of them is sent: a connection opened for a request that may
+        /// reach a private address is never reused by one that may not.
+        var threads: [PrivateNetworkAccess: CurlMultiThread] = [:]
+        /// Whether ``shutdown()`` has begun.
+        var isShutDown = false
+    }
 
     /// Creates the transport and its thread (ended by ``shutdown()``).
     ///
@@ -33,47 +42,56 @@ public final class CurlTransport: ImageTransport {
     ///   - trust: the CAs server certificates may chain to; the system's by default.
     ///   - proxy: which requests go through which proxy; direct connections by default.
     ///   - connectTimeout: the longest wait for a TCP (and TLS) connection to be set up.
-    ///   - readTimeout: the longest silence while waiting for response bytes.
-    ///   - maxConnectionsPerHost: how many connections to one host are open at once (HTTP/2 uses one).
+    ///   - readTimeout: the longest time receiving less than a byte a second (in whole seconds).
+    ///
+    /// Connections per host are as many as requests in flight to it over HTTP/1.1 (the downloader
+    /// keeps to ``DownloadPolicy/perHostConcurrency``), one over HTTP/2.
     /// - Throws: ``CurlUnavailableError`` when libcurl cannot be loaded; ``CertificateTrustError``
     ///   when a CA file or folder cannot be read or holds no certificate.
     public convenience init(
         trust: CertificateTrust = .system,
         proxy: ProxySettings = .direct,
         connectTimeout: Duration = .seconds(10),
-        readTimeout: Duration = .seconds(30),
-        maxConnectionsPerHost: Int = 16
+        readTimeout: Duration = .seconds(30)
     ) throws {
-        try self.init(trust: trust, proxy: proxy, connectTimeout: connectTimeout, readTimeout: readTimeout,
-                      maxConnectionsPerHost: maxConnectionsPerHost, resolvedNames: [:])
+        try self.init(trust: trust, proxy: proxy, connectTimeout: connectTimeout, readTimeout: readTimeout, resolvedNames: [:])
     }
 
     /// - Parameter resolvedNames: host names answered from this table instead of DNS: how tests
     ///   make a public-looking name lead to 127.0.0.1.
     init(
         trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration, readTimeout: Duration,
-        maxConnectionsPerHost: Int, resolvedNames: [String: IPAddress]
+        resolvedNames: [String: IPAddress]
     ) throws {
         if let reason = imgcache_curl_load() { throw CurlUnavailableError(reason: String(cString: reason)) }
         let trustFiles = try CurlTrustFiles(trust)
         self.trustFiles = trustFiles
         self.proxy = proxy
-        thread = CurlMultiThread(options: .init(
-            trust: trustFiles, connectTimeout: connectTimeout, readTimeout: readTimeout,
-            maxConnectionsPerHost: maxConnectionsPerHost, resolvedNames: resolvedNames))
+        options = CurlMultiThread.Options(trust: trustFiles, connectTimeout: connectTimeout, readTimeout: readTimeout,
+                                          resolvedNames: resolvedNames)
     }
 
     deinit {
         // A safety net: ``shutdown()`` is the contract.
-        guard !isShutDown.withLockedValue({ $0 }) else { return }
-        thread.stopWithoutWaiting()
-        trustFiles.remove()
+        let threads = state.withLockedValue { $0.isShutDown ? [] : Array($0.threads.values) }
+        for thread in threads { thread.stopWithoutWaiting() }
+        if !threads.isEmpty { trustFiles.remove() }
+    }
+
+    /// The thread for requests with `access`, made on first use; nil once shut down.
+    private func thread(for access: PrivateNetworkAccess) -> CurlMultiThread? {
+        state.withLockedValue { state in
+            guard !state.isShutDown else { return nil }
+            if let thread = state.threads[access] { return thread }
+            let thread = CurlMultiThread(options: options)
+            state.threads[access] = thread
+            return thread
+        }
     }
 
     /// Sends one GET; see ``ImageTransport/send(_:)``.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
-        guard !isShutDown.withLockedValue({ $0 }) else { throw TransportError.connection("the transport is shut down") }
         guard request.url.hasPrefixIgnoringASCIICase("https://") || request.url.hasPrefixIgnoringASCIICase("http://") else {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
@@ -85,6 +103,9 @@ public final class CurlTransport: ImageTransport {
         }
         let proxyURL = proxyEndpoint.map { endpoint in
             endpoint.host.contains(":") ? "http://[\(endpoint.host)]:\(endpoint.port)" : "http://\(endpoint.host):\(endpoint.port)"
+        }
+        guard let thread = thread(for: request.privateNetworks) else {
+            throw TransportError.connection("the transport is shut down")
         }
         let transfer = CurlTransfer(request: request, proxy: proxyURL)
         do {
@@ -103,22 +124,24 @@ public final class CurlTransport: ImageTransport {
         }
     }
 
-    /// True: libcurl ends a transfer when its deadline passes (`CURLOPT_TIMEOUT_MS`).
+    /// True: libcurl ends a transfer when its deadline passes (`CURLOPT_TIMEOUT_MS`), and the
+    /// transport ends one that libcurl holds back past it.
     public var keepsDeadlines: Bool { true }
 
     /// True: each connection's address is checked as it is opened (through a user's proxy, which
     /// connects by itself, the host's names are checked before each request instead).
     public var checksConnectedAddresses: Bool { true }
 
-    /// Fails what is in flight, closes the connections and ends the transport's thread. Calls
+    /// Fails what is in flight, closes the connections and ends the transport's threads. Calls
     /// after the first return at once.
     public func shutdown() async {
-        let wasShutDown = isShutDown.withLockedValue { isShutDown in
-            defer { isShutDown = true }
-            return isShutDown
+        let threads = state.withLockedValue { state -> [CurlMultiThread]? in
+            guard !state.isShutDown else { return nil }
+            state.isShutDown = true
+            return Array(state.threads.values)
         }
-        guard !wasShutDown else { return }
-        await thread.stop()
+        guard let threads else { return }
+        for thread in threads { await thread.stop() }
         trustFiles.remove()
     }
 
@@ -151,6 +174,12 @@ public final class CurlTransport: ImageTransport {
                 return .certificate(host: target.host, problem: hostnameMismatch
                     ? CertificateProblem(.otherHost, "issued for another host name (through the proxy)")
                     : CertificateProblem(.unverified, "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)"))
+            }
+            guard !request.privateNetworks.isRestricted else {
+                // The second look connects on its own, without the address check.
+                return .certificate(host: target.host, problem: hostnameMismatch
+                    ? CertificateProblem(.otherHost, "issued for another host name")
+                    : CertificateProblem(.unverified, "not trusted, or out of date"))
             }
             let problem = await diagnosis.value.problem(host: target.host, port: target.port, hostnameMismatch: hostnameMismatch)
             return .certificate(host: target.host, problem: problem)

@@ -1,9 +1,14 @@
-/// libcurl could not be loaded for a `CurlTransport`: not installed (`libcurl.so.4`), or older
-/// than 7.80. Declared on every platform, so that callers can catch it without asking which
-/// platform has the transport.
+/// libcurl could not be used for a `CurlTransport`: not installed (`libcurl.so.4`), older than
+/// 7.87, or not in this build (Apple platforms). Declared on every platform, so that callers can
+/// catch it without asking which platform has the transport.
 public struct CurlUnavailableError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What the loader said ("libcurl.so.4: cannot open shared object file: No such file or directory").
     public var reason: String
+
+    /// Creates the error.
+    public init(reason: String) {
+        self.reason = reason
+    }
 
     /// "libcurl cannot be used: …"
     public var description: String { "libcurl cannot be used: \(reason)" }

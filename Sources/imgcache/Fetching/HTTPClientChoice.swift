@@ -50,10 +50,10 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
         switch self {
         case .curl:
             #if canImport(CCurl)
-            return try CurlTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,
-                                     maxConnectionsPerHost: maxConnectionsPerHost)
+            return try CurlTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout)
             #else
-            preconditionFailure("not offered on this platform")
+            // Parsed even where it is not offered (ArgumentParser reads the raw value).
+            throw CurlUnavailableError(reason: "this build has no libcurl (Linux only)")
             #endif
         case .asyncHTTPClient:
             return try AsyncHTTPClientTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,

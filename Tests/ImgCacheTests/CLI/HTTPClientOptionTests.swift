@@ -29,5 +29,23 @@ struct HTTPClientOptionTests {
         #expect(server.requestCount("/a.png") == 1, "the second run sent nothing")
         try await server.shutdown()
     }
+
+    @Test("--proxy takes every image through the proxy, with each client, even where no_proxy names the host",
+          arguments: ["curl", "async-http-client"])
+    func proxyOptionWinsOverNoProxy(client: String) async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let proxy = try await TestProxyServer.start()
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        let outcome = try await CommandRunner.runOffPool(
+            ["fetch", "page.html", "--base-url", server.url("/"), "--out", "out", "--quiet", "--proxy", proxy.url,
+             "--http-client", client],
+            in: folder.url, environment: ["no_proxy": "127.0.0.1,localhost", "NO_PROXY": "127.0.0.1,localhost"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(proxy.totalRequests == 1, "the proxy saw \(proxy.totalRequests) requests")
+        try await proxy.shutdown()
+        try await server.shutdown()
+    }
 }
 #endif

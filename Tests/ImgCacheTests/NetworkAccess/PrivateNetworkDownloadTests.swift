@@ -103,13 +103,15 @@ struct PrivateNetworkDownloadTests {
         try await fixture.close()
     }
 
-    @Test("a connection opened for a request that allowed loopback is not reused by one that denies it",
-          arguments: CommandLineTransport.allCases)
-    func allowedConnectionNotReusedWhenDenied(client: CommandLineTransport) async throws {
+    @Test("a connection opened for a request that allowed loopback (at all, or as an exception) is not reused by one that denies it",
+          arguments: CommandLineTransport.allCases, [PrivateNetworkAccess.allowed, loopbackAllowed])
+    func allowedConnectionNotReusedWhenDenied(client: CommandLineTransport, first: PrivateNetworkAccess) async throws {
         let fixture = try await Fixture.make(wire: .http, access: .allowed, client: client)
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         let url = fixture.server.url("/a.png")
-        let allowed = try await fixture.transport.send(.get(url))
+        var allowedRequest = TransportRequest.get(url)
+        allowedRequest.privateNetworks = first
+        let allowed = try await fixture.transport.send(allowedRequest)
         #expect(allowed.status == 200)
         var denied = TransportRequest.get(url)
         denied.privateNetworks = .denied()

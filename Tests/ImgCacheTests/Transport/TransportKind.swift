@@ -52,7 +52,7 @@ enum CommandLineTransport: String, CaseIterable, CustomTestStringConvertible, Se
         #if os(Linux)
         case .curl:
             try CurlTransport(trust: trust, proxy: .direct, connectTimeout: connectTimeout, readTimeout: readTimeout,
-                              maxConnectionsPerHost: maxConnectionsPerHost, resolvedNames: resolvedNames)
+                              resolvedNames: resolvedNames)
         #endif
         }
     }
