@@ -98,11 +98,14 @@ struct HTTPExchange: Sendable {
                 if case .timedOut(let phase) = error {
                     return fail(.timedOut(after: policy.timeout, phase: phase))
                 }
-                if clock.now >= deadline {
-                    return fail(.timedOut(after: policy.timeout, phase: nil))
-                }
                 guard error.isTransient else { return fail(.transport(error)) }
                 failure = .transport(error)
+                // What the transport said is the reason, even when it is heard after the deadline
+                // (a process busy elsewhere can resume a task late): a deadline that ended the
+                // exchange is reported by the transport as a time-out, above.
+                if clock.now >= deadline {
+                    return fail(attempt == 0 ? failure : .retriesExhausted(last: failure, attempts: attempt + 1))
+                }
             } catch is CancellationError {
                 return fail(.cancelled)
             } catch {
@@ -123,6 +126,8 @@ struct HTTPExchange: Sendable {
             } catch {
                 return fail(.cancelled)
             }
+            // Woken past the deadline (the process was busy): the last failure is the reason.
+            guard clock.now < deadline else { return fail(.noTimeToRetry(last: failure)) }
         }
     }
 
