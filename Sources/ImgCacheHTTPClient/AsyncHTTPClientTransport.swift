@@ -203,11 +203,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
                 if case .direct = route {
                     problem = await diagnosis.problem(host: host, port: target.port, hostnameMismatch: refusal == .hostname)
                 } else {
-                    // Seen from here the server may present another certificate than through the
-                    // proxy (which may re-sign TLS with its own CA), so no second look is taken.
-                    problem = refusal == .hostname
-                        ? CertificateProblem(.otherHost, "issued for another host name (through the proxy)")
-                        : CertificateProblem(.unverified, "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)")
+                    problem = CertificateDiagnosis.throughProxy(hostnameMismatch: refusal == .hostname)
                 }
                 throw TransportError.certificate(host: host, problem: problem)
             }

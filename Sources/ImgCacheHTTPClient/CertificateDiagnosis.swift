@@ -40,6 +40,15 @@ final class CertificateDiagnosis: Sendable {
         return await task.value
     }
 
+    /// Why a certificate seen through a proxy was refused, said without a second look: from here
+    /// the server may present another certificate than through the proxy (which may re-sign TLS
+    /// with its own CA).
+    static func throughProxy(hostnameMismatch: Bool) -> CertificateProblem {
+        hostnameMismatch
+            ? CertificateProblem(.otherHost, "issued for another host name (through the proxy)")
+            : CertificateProblem(.unverified, "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)")
+    }
+
     /// Whether a refused chain can hide a host name mismatch. With the system's trust roots on
     /// Darwin, NIOSSL verifies through `SecTrust` with a host name policy, which reports a
     /// certificate for another host as a chain failure (`CERTIFICATE_VERIFY_FAILED`), not as

@@ -45,22 +45,14 @@ public struct CertificateTrust: Sendable, Equatable {
 
     /// The client TLS configuration: full verification (chain and host name) against these roots.
     func tlsConfiguration() throws -> TLSConfiguration {
-        var files: [String] = []
-        var folders: [String] = []
-        for path in roots {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw CertificateTrustError(path: path, problem: "no such file or folder")
-            }
-            if isDirectory.boolValue {
-                folders.append(path)
-            } else {
-                // A system-sized bundle is only looked at, not parsed (parsing 140 certificates
-                // cost 2 MB of peak memory in a run that may never open a TLS connection);
-                // BoringSSL reads it when the first connection needs it.
-                try Self.checkCertificates(in: path, parse: false)
-                files.append(path)
-            }
+        let roots = try rootFilesAndFolders()
+        var files = roots.files
+        let folders = roots.folders
+        for path in files {
+            // A system-sized bundle is only looked at, not parsed (parsing 140 certificates
+            // cost 2 MB of peak memory in a run that may never open a TLS connection);
+            // BoringSSL reads it when the first connection needs it.
+            try Self.checkCertificates(in: path, parse: false)
         }
         for path in additionalCAFiles { try Self.checkCertificates(in: path) }
 
@@ -81,6 +73,21 @@ public struct CertificateTrust: Sendable, Equatable {
         }
         configuration.additionalTrustRoots += additionalCAFiles.map { .file($0) }
         return configuration
+    }
+
+    /// ``roots`` in their order, as PEM files and hashed certificate folders.
+    /// - Throws: ``CertificateTrustError`` for a path that is neither.
+    func rootFilesAndFolders() throws -> (files: [String], folders: [String]) {
+        var files: [String] = []
+        var folders: [String] = []
+        for path in roots {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw CertificateTrustError(path: path, problem: "no such file or folder")
+            }
+            if isDirectory.boolValue { folders.append(path) } else { files.append(path) }
+        }
+        return (files, folders)
     }
 
     /// Every certificate in the PEM files of a folder (unreadable entries are skipped).

@@ -54,21 +54,8 @@ package enum HostAddressCheck {
         var addresses: [IPAddress] = []
         var entry = list
         while let current = entry {
-            if let address = current.pointee.ai_addr {
-                switch Int32(address.pointee.sa_family) {
-                case AF_INET:
-                    address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                        var raw = v4.pointee.sin_addr
-                        addresses.append(IPAddress(bytes: withUnsafeBytes(of: &raw) { Array($0) })!)
-                    }
-                case AF_INET6:
-                    address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                        var raw = v6.pointee.sin6_addr
-                        addresses.append(IPAddress(bytes: withUnsafeBytes(of: &raw) { Array($0) })!)
-                    }
-                default:
-                    break
-                }
+            if let address = current.pointee.ai_addr, let ip = IPAddress(socketAddress: address) {
+                addresses.append(ip)
             }
             entry = current.pointee.ai_next
         }

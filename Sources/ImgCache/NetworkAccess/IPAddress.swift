@@ -1,7 +1,8 @@
+// `package`: `init(socketAddress:)` takes the system's `sockaddr`.
 #if canImport(Glibc)
-import Glibc
+package import Glibc
 #elseif canImport(Darwin)
-import Darwin
+package import Darwin
 #endif
 
 /// An IPv4 or IPv6 address, as the bytes a socket connects to.
@@ -33,6 +34,22 @@ package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             return
         }
         return nil
+    }
+
+    /// The address a socket address holds; nil for a family other than IPv4 and IPv6. `address`
+    /// must have room for the family's whole structure (a `sockaddr_in6` for IPv6).
+    package init?(socketAddress address: UnsafePointer<sockaddr>) {
+        let raw = UnsafeRawPointer(address)
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            var v4 = raw.loadUnaligned(as: sockaddr_in.self).sin_addr
+            self.bytes = withUnsafeBytes(of: &v4) { Array($0) }
+        case AF_INET6:
+            var v6 = raw.loadUnaligned(as: sockaddr_in6.self).sin6_addr
+            self.bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        default:
+            return nil
+        }
     }
 
     /// Whether this is an IPv4 address.

@@ -303,23 +303,22 @@ struct CurlFailure: Error, Sendable {
 // The C callbacks: they capture nothing, and find their transfer in the pointer libcurl passes.
 
 private let curlReceiveBody: curl_write_callback = { data, size, count, context in
-    guard let context else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    guard length > 0, let data else { return length }
-    let accepted = data.withMemoryRebound(to: UInt8.self, capacity: length) {
-        transfer.receiveBody(UnsafeBufferPointer(start: $0, count: length))
-    }
-    return accepted ? length : 0
+    deliver(data, size * count, to: context) { $0.receiveBody($1) }
 }
 
 private let curlReceiveHeader: curl_write_callback = { data, size, count, context in
+    deliver(data, size * count, to: context) { $0.receiveHeaderLine($1) }
+}
+
+/// A write callback's work: the bytes to the transfer `context` names; libcurl is told all were
+/// taken, or none (which stops the transfer) when `receive` refuses them.
+private func deliver(_ data: UnsafeMutablePointer<CChar>?, _ length: Int, to context: UnsafeMutableRawPointer?,
+                     _ receive: (CurlTransfer, UnsafeBufferPointer<UInt8>) -> Bool) -> Int {
     guard let context else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
     guard length > 0, let data else { return length }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let accepted = data.withMemoryRebound(to: UInt8.self, capacity: length) {
-        transfer.receiveHeaderLine(UnsafeBufferPointer(start: $0, count: length))
+        receive(transfer, UnsafeBufferPointer(start: $0, count: length))
     }
     return accepted ? length : 0
 }
@@ -332,25 +331,14 @@ private let curlConnected: curl_prereq_callback = { context, _, _, _, _ in
 private let curlOpenSocket: curl_opensocket_callback = { context, purpose, address in
     guard let context, let address else { return CURL_SOCKET_BAD }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let family = address.pointee.family
-    let peer: IPAddress? = {
-        // `addr` is the last member, with room behind it for the longer IPv6 address.
-        let raw = UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
-        if family == AF_INET {
-            let ipv4 = raw.load(as: sockaddr_in.self)
-            return withUnsafeBytes(of: ipv4.sin_addr) { IPAddress(bytes: Array($0)) }
-        }
-        if family == AF_INET6 {
-            let ipv6 = raw.loadUnaligned(as: sockaddr_in6.self)
-            return withUnsafeBytes(of: ipv6.sin6_addr) { IPAddress(bytes: Array($0)) }
-        }
-        return nil
-    }()
-    if let peer {
+    // `addr` is the last member, with room behind it for the longer IPv6 address.
+    let socketAddress = (UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!)
+        .assumingMemoryBound(to: sockaddr.self)
+    if let peer = IPAddress(socketAddress: socketAddress) {
         guard transfer.mayConnect(to: peer) else { return CURL_SOCKET_BAD }
     } else if transfer.request.privateNetworks.isRestricted {
         return CURL_SOCKET_BAD  // not an IP address (a Unix socket): nothing to check it against
     }
-    return socket(family, address.pointee.socktype, address.pointee.protocol)
+    return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
 }
 #endif

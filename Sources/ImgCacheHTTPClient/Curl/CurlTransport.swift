@@ -2,6 +2,7 @@
 import CCurl
 public import ImgCache
 import NIOConcurrencyHelpers
+import Foundation
 import NIOPosix
 
 /// An ``ImageTransport`` on libcurl's multi interface: what the command line uses on Linux.
@@ -169,17 +170,13 @@ public final class CurlTransport: ImageTransport {
             // own check of the names after a trusted chain ("no alternative certificate subject name matches…").
             let hostnameMismatch = [62, 64].contains(failure.verifyResult) || failure.message.contains("subject name")
             guard !throughProxy else {
-                // Seen from here the server may present another certificate than through the
-                // proxy (which may re-sign TLS with its own CA), so no second look is taken.
-                return .certificate(host: target.host, problem: hostnameMismatch
-                    ? CertificateProblem(.otherHost, "issued for another host name (through the proxy)")
-                    : CertificateProblem(.unverified, "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)"))
+                return .certificate(host: target.host, problem: CertificateDiagnosis.throughProxy(hostnameMismatch: hostnameMismatch))
             }
             guard !request.privateNetworks.isRestricted else {
-                // The second look connects on its own, without the address check.
-                return .certificate(host: target.host, problem: hostnameMismatch
-                    ? CertificateProblem(.otherHost, "issued for another host name")
-                    : CertificateProblem(.unverified, "not trusted, or out of date"))
+                // The second look connects on its own, without the address check: the problem is
+                // said as for a chain that could not be looked at.
+                return .certificate(host: target.host, problem: CertificateDiagnosis.explain(
+                    [], host: target.host, hostnameMismatch: hostnameMismatch, now: Date()))
             }
             let problem = await diagnosis.value.problem(host: target.host, port: target.port, hostnameMismatch: hostnameMismatch)
             return .certificate(host: target.host, problem: problem)

@@ -29,13 +29,9 @@ struct CurlTrustFiles: Sendable {
             (file, folder, replacesDefaults, isTemporary) = (nil, nil, false, false)
             return
         }
-        var files: [String] = []
-        var folders: [String] = []
-        for path in trust.roots {
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            if isDirectory.boolValue { folders.append(path) } else { files.append(path) }
-        }
+        let roots = try trust.rootFilesAndFolders()
+        var files = roots.files
+        let folders = roots.folders
         replacesDefaults = !trust.roots.isEmpty
         if !replacesDefaults, let bundle = imgcache_curl_default_ca_file() {
             files.append(String(cString: bundle))
