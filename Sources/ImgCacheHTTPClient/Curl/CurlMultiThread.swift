@@ -36,6 +36,10 @@ final class CurlMultiThread: @unchecked Sendable {
     private var isStopping = false
     /// Set, under the lock, just before the multi handle is freed: no wake-up may touch it after.
     private var hasEnded = false
+    /// A wake-up is on its way and the thread has not yet taken what was handed in since: what is
+    /// handed in meanwhile needs none of its own. Each wake-up is a byte through libcurl's socket
+    /// pair, a send here and a receive and a poll on the thread.
+    private var wakeUpPending = false
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
 
     // The thread's own.
@@ -86,7 +90,9 @@ final class CurlMultiThread: @unchecked Sendable {
     /// Wakes the thread from `curl_multi_poll`; called under the lock, so that the multi handle
     /// cannot be freed meanwhile.
     private func wakeUp() {
-        if !hasEnded { _ = imgcache_curl_multi_wakeup(multi) }
+        guard !hasEnded, !wakeUpPending else { return }
+        wakeUpPending = true
+        _ = imgcache_curl_multi_wakeup(multi)
     }
 
     /// Fails every transfer with "the transport is shut down", closes the connections and ends the
@@ -116,6 +122,7 @@ final class CurlMultiThread: @unchecked Sendable {
     private func run() {
         while true {
             let (added, cancelled, stopping) = lock.withLock {
+                wakeUpPending = false
                 defer {
                     submitted.removeAll(keepingCapacity: true)
                     cancellations.removeAll(keepingCapacity: true)
