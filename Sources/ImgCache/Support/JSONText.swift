@@ -57,11 +57,9 @@ struct JSONText {
         first = false
         newline()
         appendString(name)
-        if indented {
-            bytes += [UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: " ")]
-        } else {
-            bytes.append(UInt8(ascii: ":"))
-        }
+        if indented { bytes.append(UInt8(ascii: " ")) }
+        bytes.append(UInt8(ascii: ":"))
+        if indented { bytes.append(UInt8(ascii: " ")) }
     }
 
     mutating func field(_ name: String, string value: String) {
@@ -78,31 +76,48 @@ struct JSONText {
     private mutating func newline() {
         guard indented else { return }
         bytes.append(UInt8(ascii: "\n"))
-        bytes += repeatElement(UInt8(ascii: " "), count: 2 * depth)
+        for _ in 0..<2 * depth { bytes.append(UInt8(ascii: " ")) }
     }
 
+    // Scanned and copied through the string's UTF-8 buffer: `String.UTF8View`'s iterator costs
+    // several times more a byte, and a manifest or an index writes thousands of URLs.
     private mutating func appendString(_ value: String) {
+        var value = value
+        value.withUTF8 { appendEscaped($0) }
+    }
+
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        // Most strings (URLs, names, digests) need no escaping: copy them whole.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: value.utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return
+        // Most strings (URLs, names, digests) need no escaping: copied in runs between escapes.
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            appendEscape(of: byte)
+            runStart = index + 1
         }
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x08: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x0C: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0..<0x20: bytes += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: bytes.append(byte)
-            }
-        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscape(of byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            bytes.append(UInt8(ascii: "u"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(hex.utf8Start[Int(byte >> 4)])
+            bytes.append(hex.utf8Start[Int(byte & 0xF)])
+        }
     }
 }
