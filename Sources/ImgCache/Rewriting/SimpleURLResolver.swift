@@ -26,7 +26,7 @@ struct SimpleURLResolver: Sendable {
 
     /// Bytes that every part of a URL keeps as they are (no encode set of the URL Standard
     /// contains them, for path, query or fragment of a special URL).
-    private static let plain: [Bool] = {
+    static let plain: [Bool] = {
         var table = [Bool](repeating: false, count: 128)
         for byte in Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/!$&()*+,;=:@?".utf8) {
             table[Int(byte)] = true
@@ -101,9 +101,7 @@ struct SimpleURLResolver: Sendable {
         }
         let authorityEnd = bytes[prefixLength...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
         let host = bytes[prefixLength..<authorityEnd]
-        guard !host.isEmpty, host.allSatisfy(isHostByte),
-              host.first != UInt8(ascii: "."), host.first != UInt8(ascii: "-"),
-              !containsEmptyLabel(host), !hasIPv4OrPunycodeLabel(host) else { return .needsParser }
+        guard isPlainDomain(host) else { return .needsParser }
         let rest = UnsafeBufferPointer(rebasing: bytes[authorityEnd...])
         if rest.first == UInt8(ascii: "/") {
             guard hasNoDotSegments(rest) else { return .needsParser }
@@ -119,6 +117,12 @@ struct SimpleURLResolver: Sendable {
             for index in prefix.indices where bytes[index] != prefix[index] { return false }
             return true
         }
+    }
+
+    /// Whether the parser keeps `host` (of an http(s) URL) as it is, as a domain.
+    static func isPlainDomain(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        !host.isEmpty && host.allSatisfy(isHostByte) && host.first != UInt8(ascii: ".") && host.first != UInt8(ascii: "-")
+            && !containsEmptyLabel(host) && !hasIPv4OrPunycodeLabel(host)
     }
 
     private static func containsEmptyLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
@@ -154,7 +158,7 @@ struct SimpleURLResolver: Sendable {
     }
 
     /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
-    private static func hasNoDotSegments(_ input: some Collection<UInt8>, relative: Bool = false) -> Bool {
+    static func hasNoDotSegments(_ input: some Collection<UInt8>, relative: Bool = false) -> Bool {
         var segmentLength = 0
         var dots = 0
         for byte in input {

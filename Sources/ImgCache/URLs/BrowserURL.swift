@@ -48,6 +48,12 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
         relativeTo base: BrowserURL? = nil,
         queryEncoding: (@Sendable (String) -> [UInt8])? = nil
     ) {
+        // Absolute http(s) URLs already in their serialised form (the rewriter's resolved image
+        // URLs nearly all are) give the same answer whatever the base: read off, not parsed.
+        if let plain = Self.plainHTTP(string) {
+            self = plain
+            return
+        }
         var parser = BasicURLParser(input: BasicURLParser.preprocess(string), base: base, queryEncoding: queryEncoding)
         guard let url = parser.parse() else { return nil }
         self = url
@@ -69,6 +75,19 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
             scheme: scheme, username: username, password: password, host: host, port: port,
             path: path, query: query, fragment: fragment
         )
+    }
+
+    /// A URL of these parts, whose serialisation is known to be `serialized`.
+    init(scheme: String, host: Host, port: Int?, path: [String], query: String?, serialized: String) {
+        self.scheme = scheme
+        self.username = ""
+        self.password = ""
+        self.hostValue = host
+        self.port = port
+        self.pathValue = .segments(path)
+        self.query = query
+        self.fragment = nil
+        self.serialized = serialized
     }
 
     /// Resolves `string` against this URL, as `BrowserURL(string, relativeTo: self)`.
@@ -214,7 +233,7 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
 
 /// The basic URL parser's state machine, without the state-override mode that only the
 /// URL setters use.
-private struct BasicURLParser {
+struct BasicURLParser {
     private enum State {
         case schemeStart, scheme, noScheme, specialRelativeOrAuthority, pathOrAuthority, relative
         case relativeSlash, specialAuthoritySlashes, specialAuthorityIgnoreSlashes, authority, host
