@@ -5,14 +5,19 @@ import Foundation
 /// thousands of them. Anything else (whitespace, unknown or repeated keys, `\u` escapes,
 /// non-ASCII) gets nil, and ``CacheIndexRecord/decode(_:)`` then reads the line with the general
 /// JSON reader, so this is only ever a faster way to the same answer.
+///
+/// It reads the line's bytes through a buffer pointer: through the array slice's bounds-checked
+/// subscript, each string and key cost several times more.
 struct CacheIndexLineParser {
-    private let bytes: ArraySlice<UInt8>
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index: Int
 
     static func parse(_ line: ArraySlice<UInt8>) -> CacheIndexRecord? {
-        var parser = CacheIndexLineParser(bytes: line, index: line.startIndex)
-        guard let record = parser.record(), parser.index == line.endIndex else { return nil }
-        return record
+        line.withUnsafeBufferPointer { buffer in
+            var parser = CacheIndexLineParser(bytes: buffer, index: 0)
+            guard let record = parser.record(), parser.index == buffer.count else { return nil }
+            return record
+        }
     }
 
     /// The keys a record may have; each one's bit marks it seen.
@@ -29,9 +34,12 @@ struct CacheIndexLineParser {
 
         /// The key these bytes name: compared as bytes, since making a `String` of each of a
         /// line's dozen keys cost more than the rest of reading it.
-        init?(name: ArraySlice<UInt8>) {
-            guard let rawValue = Self.names.firstIndex(where: { $0.count == name.count && $0.elementsEqual(name) }) else { return nil }
-            self.init(rawValue: rawValue)
+        init?(name: UnsafeBufferPointer<UInt8>) {
+            for (rawValue, candidate) in Self.names.enumerated() where candidate.count == name.count {
+                let matches = candidate.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }
+                if matches { self.init(rawValue: rawValue); return }
+            }
+            return nil
         }
 
         var bit: Int { 1 << rawValue }
@@ -109,13 +117,13 @@ struct CacheIndexLineParser {
     }
 
     private mutating func take(_ byte: UInt8) -> Bool {
-        guard index < bytes.endIndex, bytes[index] == byte else { return false }
+        guard index < bytes.count, bytes[index] == byte else { return false }
         index += 1
         return true
     }
 
     private mutating func takeNull() -> Bool {
-        guard bytes.endIndex - index >= 4, bytes[index] == UInt8(ascii: "n"), bytes[index + 1] == UInt8(ascii: "u"),
+        guard bytes.count - index >= 4, bytes[index] == UInt8(ascii: "n"), bytes[index + 1] == UInt8(ascii: "u"),
               bytes[index + 2] == UInt8(ascii: "l"), bytes[index + 3] == UInt8(ascii: "l") else { return false }
         index += 4
         return true
@@ -125,34 +133,45 @@ struct CacheIndexLineParser {
     private mutating func number() -> Substring? {
         guard let end = JSONReader.numberEnd(in: bytes, from: index) else { return nil }
         defer { index = end }
-        return Substring(decoding: bytes[index..<end], as: UTF8.self)
+        return Substring(decoding: text(index..<end), as: UTF8.self)
     }
 
     /// A key: a string without escapes naming one of ``Key``'s.
     private mutating func key() -> Key? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
-        while index < bytes.endIndex, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
-        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         index += 1
-        return Key(name: bytes[start..<(index - 1)])
+        return Key(name: text(start..<(index - 1)))
+    }
+
+    private func text(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[range])
     }
 
     /// An ASCII string with the escapes the writer uses; nil for anything else.
     private mutating func string() -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
+        // The usual case: plain ASCII up to the closing quote, made a string in one copy.
+        while index < bytes.count, bytes[index] >= 0x20, bytes[index] < 0x80,
+              bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            return String(decoding: text(start..<(index - 1)), as: UTF8.self)
+        }
         var unescaped: [UInt8]?
-        while index < bytes.endIndex {
+        while index < bytes.count {
             let byte = bytes[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
                 return unescaped.map { String(decoding: $0, as: UTF8.self) }
-                    ?? String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+                    ?? String(decoding: text(start..<(index - 1)), as: UTF8.self)
             case UInt8(ascii: "\\"):
-                if unescaped == nil { unescaped = Array(bytes[start..<(index - 1)]) }
-                guard index < bytes.endIndex else { return nil }
+                if unescaped == nil { unescaped = Array(text(start..<(index - 1))) }
+                guard index < bytes.count else { return nil }
                 let escape = bytes[index]
                 index += 1
                 switch escape {

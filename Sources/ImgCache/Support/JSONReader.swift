@@ -129,7 +129,8 @@ struct JSONReader {
 
     /// Where the JSON number starting at `start` ends (RFC 8259's grammar, leading zeros allowed),
     /// or nil when no number starts there.
-    static func numberEnd(in bytes: ArraySlice<UInt8>, from start: Int) -> Int? {
+    static func numberEnd<Bytes: RandomAccessCollection>(in bytes: Bytes, from start: Int) -> Int?
+    where Bytes.Element == UInt8, Bytes.Index == Int {
         var index = start
         func digits() -> Bool {
             let first = index
