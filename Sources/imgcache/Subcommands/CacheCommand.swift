@@ -31,8 +31,10 @@ struct CacheCommand: ParsableCommand {
         }
     }
 
+    // Each subcommand names itself: ArgumentParser otherwise derives the name from the type's
+    // name through reflection, at every start of the tool whatever command runs.
     struct Stats: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Prints entries, bytes, oldest and newest.")
+        static let configuration = CommandConfiguration(commandName: "stats", abstract: "Prints entries, bytes, oldest and newest.")
         @OptionGroup var location: Location
         @Flag(help: "Print JSON.") var json = false
 
@@ -53,7 +55,7 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Prune: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Removes expired entries (--max-age), damaged entries and stale temporary files.")
+        static let configuration = CommandConfiguration(commandName: "prune", abstract: "Removes expired entries (--max-age), damaged entries and stale temporary files.")
         @OptionGroup var location: Location
 
         func run() throws {
@@ -63,7 +65,7 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Removes the cached images of these URLs.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Removes the cached images of these URLs.")
         @Argument(help: "Absolute image URLs.") var urls: [String]
         @OptionGroup var location: Location
 
@@ -88,7 +90,7 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Removes every entry, keeping the folder.")
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Removes every entry, keeping the folder.")
         @OptionGroup var location: Location
 
         func run() throws {
