@@ -53,9 +53,9 @@ struct CacheFileLayout: Sendable {
     /// A fresh temporary name in the same folder as `finalPath`: hidden, and unique per process
     /// and attempt so that concurrent writers never share one.
     static func temporaryPath(beside finalPath: String) -> String {
-        let slash = finalPath.lastIndex(of: "/")
+        let slash = finalPath.utf8.lastIndex(of: UInt8(ascii: "/"))
         let directory = slash.map { String(finalPath[...$0]) } ?? ""
-        let name = slash.map { String(finalPath[finalPath.index(after: $0)...]) } ?? finalPath
+        let name = slash.map { String(finalPath[finalPath.utf8.index(after: $0)...]) } ?? finalPath
         return directory + "." + name + temporaryMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
