@@ -18,10 +18,12 @@ let otherPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 // The command's release link on Linux, for its memory: a run touches every relocation the loader
 // applies, and a PIE Swift binary holds 126,000 relative ones (3 MB of `.rela.dyn`, read whole at
 // each start) and exports its 36,000 symbols (dynamic symbol tables the loader searches).
-// lld packs the relocations into a few KB (DT_RELR) and exports nothing; peak memory of a
-// 2,000-image fetch goes from 41.6 MB to about 37.5 (Benchmarks/README.md). DT_RELR needs glibc
+// lld packs the relocations into a few KB (DT_RELR) and exports nothing, which takes about 4 MB
+// off every run (Benchmarks/README.md, "The release link"). DT_RELR needs glibc
 // 2.36 where the binary runs, and lld marks the binary so (GLIBC_ABI_DT_RELR): it is used only
 // when the glibc building it has it, so that a binary built on an older one still starts there.
+// (lld ships with the Swift toolchains this manifest's tools version needs, and their SwiftPM no
+// longer refuses a dependency whose targets have unsafe flags.)
 let commandLinkerSettings: [LinkerSetting] = {
     var flags = ["-use-ld=lld", "-Xlinker", "--no-export-dynamic"]
     #if canImport(Glibc)
