@@ -94,7 +94,9 @@ struct TestProxyServerTests {
 
     @Test func answersWhatItCannotProxy() async throws {
         try await withProxy(refuseConnect: { _, port in port == 80 }) { proxy, origin in
-            let closedPort = try await unusedPort()
+            let refusing = try RefusingPort()
+            defer { refusing.release() }
+            let closedPort = refusing.port
             let port = proxy.port
             let originPort = origin.port
             let statuses = try await runBlocking { () -> [Int] in
@@ -213,10 +215,39 @@ private struct UncheckedBox<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// A loopback port nothing listens on: bound by a server that is then shut down.
-private func unusedPort() async throws -> Int {
-    let server = try await TestImageServer.start()
-    let port = server.port
-    try await server.shutdown()
-    return port
+/// A port on 127.0.0.1 that refuses connections for as long as this is held: a socket bound
+/// there that never listens. A server's port freed and read back could be taken meanwhile by a
+/// server of a test running in parallel (CI once saw the proxy's CONNECT to it succeed).
+private final class RefusingPort: Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            let failure = errno
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EADDRINUSE)
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func release() {
+        close(descriptor)
+    }
 }
