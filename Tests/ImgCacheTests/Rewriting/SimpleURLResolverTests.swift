@@ -37,6 +37,7 @@ struct SimpleURLResolverTests {
         #expect(resolver.resolve("img/a.png?w=300&h=2") == "https://example.com/blog/img/a.png?w=300&h=2")
         #expect(resolver.resolve("https://cdn.example.net/w_300,c_fill/a.jpg") == "https://cdn.example.net/w_300,c_fill/a.jpg")
         #expect(resolver.resolve("https://cdn.example.net") == "https://cdn.example.net/")
+        #expect(resolver.resolve("http://127.0.0.1:8080/a.png") == "http://127.0.0.1:8080/a.png")
         #expect(resolver.resolve("../a.png") == nil)
         #expect(resolver.resolve("HTTPS://CDN.example.net/a.png") == nil)
     }

@@ -1,0 +1,167 @@
+/// URL text that the URL Standard's parser keeps exactly as it is, recognised on its bytes: what
+/// lets ``SimpleURLResolver`` and ``BrowserURL`` answer the commonest URLs of pages without the
+/// parser. Tests hold both to the parser's answers.
+enum PlainURLText {
+    /// Bytes that every part of a URL keeps as they are (no encode set of the URL Standard
+    /// contains them, for path, query or fragment of a special URL).
+    private static let plainBytes: [Bool] = {
+        var table = [Bool](repeating: false, count: 128)
+        for byte in Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/!$&()*+,;=:@?".utf8) {
+            table[Int(byte)] = true
+        }
+        return table
+    }()
+
+    /// Whether every byte is one the parser keeps as it is (so no `%`, `#`, space or non-ASCII).
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let plain = plainBytes
+        for byte in bytes where byte >= 128 || !plain[Int(byte)] { return false }
+        return true
+    }
+
+    /// The scheme and authority of an absolute http(s) URL, when the parser keeps them as they are.
+    struct Authority {
+        var isSecure: Bool
+        var host: BrowserURL.Host
+        /// Nil for the scheme's default port, which is never written.
+        var port: Int?
+        /// Where the authority ends: at the path's `/`, a `?`, or the end of the text.
+        var end: Int
+    }
+
+    /// `http://` or `https://`, then a lowercase domain that is neither an IP address nor
+    /// punycode, or a canonical IPv4 address, and a port only if it is not the scheme's default;
+    /// no userinfo. Nil for anything else.
+    static func authority(of bytes: UnsafeBufferPointer<UInt8>) -> Authority? {
+        let isSecure: Bool
+        if startsWith("http://", bytes) {
+            isSecure = false
+        } else if startsWith("https://", bytes) {
+            isSecure = true
+        } else {
+            return nil
+        }
+        let hostStart = isSecure ? 8 : 7
+        let end = bytes[hostStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
+        let colon = bytes[hostStart..<end].firstIndex(of: UInt8(ascii: ":"))
+        let hostBytes = bytes[hostStart..<(colon ?? end)]
+        let host: BrowserURL.Host
+        if let address = canonicalIPv4(hostBytes) {
+            host = .ipv4(address)
+        } else if isPlainDomain(hostBytes) {
+            host = .domain(String(decoding: UnsafeBufferPointer(rebasing: hostBytes), as: UTF8.self))
+        } else {
+            return nil
+        }
+        var port: Int?
+        if let colon {
+            guard let value = canonicalPort(bytes[(colon + 1)..<end]), value != (isSecure ? 443 : 80) else { return nil }
+            port = value
+        }
+        return Authority(isSecure: isSecure, host: host, port: port, end: end)
+    }
+
+    /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
+    static func hasNoDotSegments(_ input: some Collection<UInt8>) -> Bool {
+        var segmentLength = 0
+        var dots = 0
+        for byte in input {
+            if byte == UInt8(ascii: "?") { break }
+            if byte == UInt8(ascii: "/") {
+                if segmentLength > 0, segmentLength == dots, dots <= 2 { return false }
+                segmentLength = 0
+                dots = 0
+            } else {
+                segmentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return !(segmentLength > 0 && segmentLength == dots && dots <= 2)
+    }
+
+    private static func startsWith(_ prefix: StaticString, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        prefix.withUTF8Buffer { prefix in
+            guard bytes.count >= prefix.count else { return false }
+            for index in prefix.indices where bytes[index] != prefix[index] { return false }
+            return true
+        }
+    }
+
+    /// Whether the parser keeps `host` (of an http(s) URL) as it is, as a domain.
+    private static func isPlainDomain(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        !host.isEmpty && host.allSatisfy(isHostByte) && host.first != UInt8(ascii: ".") && host.first != UInt8(ascii: "-")
+            && !containsEmptyLabel(host) && !hasIPv4OrPunycodeLabel(host)
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+    }
+
+    private static func containsEmptyLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        var previousWasDot = false
+        for byte in host {
+            if byte == UInt8(ascii: ".") {
+                if previousWasDot { return true }
+                previousWasDot = true
+            } else {
+                previousWasDot = false
+            }
+        }
+        return false
+    }
+
+    /// A last label that starts with a digit makes the host an IPv4 address (or a failure);
+    /// `xn--` labels are checked by IDNA. Either way: the full parser's job. Read label by label
+    /// in place: splitting made an array for every URL.
+    private static func hasIPv4OrPunycodeLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        var lastLabelFirst: UInt8?
+        var labelStart = host.startIndex
+        while labelStart < host.endIndex {
+            let labelEnd = host[labelStart...].firstIndex(of: UInt8(ascii: ".")) ?? host.endIndex
+            if labelEnd > labelStart {
+                if labelEnd - labelStart >= 4, host[labelStart] == UInt8(ascii: "x"), host[labelStart + 1] == UInt8(ascii: "n"),
+                   host[labelStart + 2] == UInt8(ascii: "-"), host[labelStart + 3] == UInt8(ascii: "-") { return true }
+                lastLabelFirst = host[labelStart]
+            }
+            labelStart = labelEnd + 1
+        }
+        guard let digit = lastLabelFirst else { return false }
+        return digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9")
+    }
+
+    /// Four decimal numbers of 0–255 without leading zeros: the form the IPv4 serialiser writes.
+    private static func canonicalIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> UInt32? {
+        var address: UInt32 = 0
+        var parts = 0
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let partStart = index
+            var value: UInt32 = 0
+            while index < bytes.endIndex, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9"), index - partStart < 3 {
+                value = value * 10 + UInt32(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            let length = index - partStart
+            guard length > 0, value <= 255, length == 1 || bytes[partStart] != UInt8(ascii: "0") else { return nil }
+            address = address << 8 | value
+            parts += 1
+            if index == bytes.endIndex { break }
+            guard bytes[index] == UInt8(ascii: "."), parts < 4 else { return nil }
+            index += 1
+            guard index < bytes.endIndex else { return nil }
+        }
+        return parts == 4 ? address : nil
+    }
+
+    /// A port as the serialiser writes it: 0–65535 in decimal without leading zeros.
+    private static func canonicalPort(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 5, bytes.count == 1 || bytes.first != UInt8(ascii: "0") else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value <= 65535 ? value : nil
+    }
+}
