@@ -53,10 +53,8 @@ struct CacheFileLayout: Sendable {
     /// A fresh temporary name in the same folder as `finalPath`: hidden, and unique per process
     /// and attempt so that concurrent writers never share one.
     static func temporaryPath(beside finalPath: String) -> String {
-        let slash = finalPath.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let directory = slash.map { String(finalPath[...$0]) } ?? ""
-        let name = slash.map { String(finalPath[finalPath.utf8.index(after: $0)...]) } ?? finalPath
-        return directory + "." + name + temporaryMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let (folder, name) = finalPath.splitAtLastSlash()
+        return folder + "." + name + temporaryMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     // MARK: Recognising names

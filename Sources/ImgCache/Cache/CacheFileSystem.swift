@@ -145,8 +145,7 @@ enum CacheFileSystem {
     /// Flushes the folder holding `path`, so that a rename into it survives a power cut too.
     /// Best effort: some file systems refuse to sync a folder, and the file's bytes are already safe.
     static func syncFolder(containing path: String) {
-        let folder = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "."
-        let descriptor = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path.containingFolder, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         _ = flushToDrive(descriptor)
         close(descriptor)

@@ -102,9 +102,7 @@ final class StagedImageFile {
     private static let unnamedFileFlag: Int32 = 0o20000000 | O_DIRECTORY
 
     private static func writeUnnamed(_ bytes: [UInt8], inFolderOf finalPath: String, durable: Bool) -> StagedImageFile? {
-        // By byte: `String.lastIndex(of:)` steps back a Character at a time, over the whole name.
-        let folder = finalPath.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(finalPath[..<$0]) } ?? "."
-        let descriptor = open(folder.isEmpty ? "/" : folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
+        let descriptor = open(finalPath.containingFolder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
         // Not supported here (old kernel, a file system without it): use a named temporary file.
         guard descriptor >= 0 else { return nil }
         guard case .success(let status) = CacheFileSystem.writeContents(bytes, to: descriptor, durable: durable) else {

@@ -98,14 +98,11 @@ package enum AtomicFile {
 
     /// A fresh hidden name in `path`'s folder, which may not exist yet.
     private static func temporaryName(beside path: String) -> String {
-        // Split at the last "/" by hand: NSString's path methods cost 40,000 instructions a call
-        // here, as much as rewriting a small page.
-        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let folder = slash.map { String(path[...$0]) } ?? ""
+        let (folder, fullName) = path.splitAtLastSlash()
         // The temporary name is unique by process and random number; the destination's name is
         // only there for a person reading a folder, so at most 200 bytes of it are kept: a
         // destination whose name is as long as a name may be (255 bytes) must still be writable.
-        let name = (slash.map { String(path[path.utf8.index(after: $0)...]) } ?? path).prefix(maxUTF8Bytes: 200)
+        let name = String(fullName).prefix(maxUTF8Bytes: 200)
         return folder + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
