@@ -243,10 +243,14 @@ final class CurlMultiThread: @unchecked Sendable {
         _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         _ = imgcache_curl_easy_setopt_prereq(easy, curlConnected)
         _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
-        // HTTP/2 over TLS when the server offers it (ALPN), and a burst of requests to a new host
-        // waits for that connection instead of opening one each.
+        // HTTP/2 over TLS when the server offers it (ALPN), and a burst of requests to a new https
+        // host waits for that connection instead of opening one each. Not for http: without TLS
+        // there is no HTTP/2 to wait for, and libcurl held each request to a host back until the
+        // first one's response had ended (a server taking 3 s per image answered them one by one).
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        if request.url.hasPrefixIgnoringASCIICase("https://") {
+            _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        }
         let remaining = request.deadline - ContinuousClock.now
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Self.milliseconds(options.connectTimeout)))

@@ -31,21 +31,23 @@ enum Wire: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-/// A downloader on a fresh cache folder, talking to a real server through AsyncHTTPClient.
+/// A downloader on a fresh cache folder, talking to a real server through one of the command
+/// line's transports (AsyncHTTPClient unless a test says otherwise).
 struct DownloadFixture: Sendable {
     let server: TestImageServer
     let folder: TemporaryFolder
     let store: ImageCacheStore
-    let transport: AsyncHTTPClientTransport
+    let transport: any ImageTransport
     let downloader: ImageDownloader
 
     static func make(policy: DownloadPolicy = DownloadPolicy(retryDelay: .milliseconds(20)),
                      cache: CachePolicy = CachePolicy(), wire: Wire = .http,
-                     maxConcurrentStreams: Int = 128) async throws -> DownloadFixture {
+                     maxConcurrentStreams: Int = 128, client: CommandLineTransport = .asyncHTTPClient) async throws -> DownloadFixture {
         let server = try await wire.startServer(maxConcurrentStreams: maxConcurrentStreams)
         let folder = try TemporaryFolder()
         let store = try ImageCacheStore(directory: folder.path("images"), policy: cache)
-        let transport = try wire.makeTransport(maxConnectionsPerHost: policy.perHostConcurrency)
+        let transport = try client.make(trust: CertificateTrust(additionalCAFiles: [TestCertificates.caPath]),
+                                        maxConnectionsPerHost: policy.perHostConcurrency)
         return DownloadFixture(server: server, folder: folder, store: store, transport: transport,
                                downloader: ImageDownloader(transport: transport, store: store, policy: policy))
     }
@@ -67,9 +69,9 @@ struct DownloadFixture: Sendable {
 @Suite("Downloader against a real server")
 struct DownloaderTests {
     @Test("an image is downloaded, cached with its metadata, and counted as outstanding while in flight",
-          arguments: Wire.allCases)
-    func downloads(wire: Wire) async throws {
-        let fixture = try await DownloadFixture.make(wire: wire)
+          arguments: Wire.allCases, CommandLineTransport.allCases)
+    func downloads(wire: Wire, client: CommandLineTransport) async throws {
+        let fixture = try await DownloadFixture.make(wire: wire, client: client)
         let png = TestImages.png(width: 4, height: 4)
         fixture.server.route("/a.png", .image(bytes: png, contentType: "image/png", etag: "\"v1\"", delay: .seconds(2)))
         #expect(fixture.downloader.outstandingCount == 0)
@@ -176,9 +178,9 @@ struct DownloaderTests {
         try await fixture.close()
     }
 
-    @Test("the same URL asked for by many tasks at once is fetched once", arguments: Wire.allCases)
-    func coalescing(wire: Wire) async throws {
-        let fixture = try await DownloadFixture.make(wire: wire)
+    @Test("the same URL asked for by many tasks at once is fetched once", arguments: Wire.allCases, CommandLineTransport.allCases)
+    func coalescing(wire: Wire, client: CommandLineTransport) async throws {
+        let fixture = try await DownloadFixture.make(wire: wire, client: client)
         fixture.server.route("/shared.png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .milliseconds(200)))
         let url = BrowserURL(fixture.server.url("/shared.png"))!
         let outcomes = await fixture.downloader.fetchAll(Array(repeating: url, count: 10))
@@ -267,9 +269,10 @@ struct DownloaderOwnDeadlineTests {
 
 @Suite("Downloader cancellation")
 struct DownloaderCancellationTests {
-    @Test("a fetchAll whose caller gives up starts nothing more; what is in flight carries on; the rest is reported cancelled")
-    func callerCancellation() async throws {
-        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(perHostConcurrency: 2))
+    @Test("a fetchAll whose caller gives up starts nothing more; what is in flight carries on; the rest is reported cancelled",
+          arguments: CommandLineTransport.allCases)
+    func callerCancellation(client: CommandLineTransport) async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(perHostConcurrency: 2), client: client)
         let urls = (0..<10).map { index in
             fixture.server.route("/c\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(3)))
             return BrowserURL(fixture.server.url("/c\(index).png"))!
@@ -287,9 +290,10 @@ struct DownloaderCancellationTests {
         try await fixture.close()
     }
 
-    @Test("cancelAll ends what is in flight, caches nothing partial, and returns once it has ended")
-    func cancelAllEndsInFlight() async throws {
-        let fixture = try await DownloadFixture.make()
+    @Test("cancelAll ends what is in flight, caches nothing partial, and returns once it has ended",
+          arguments: CommandLineTransport.allCases)
+    func cancelAllEndsInFlight(client: CommandLineTransport) async throws {
+        let fixture = try await DownloadFixture.make(client: client)
         fixture.server.route("/slow.png", .drip(bytes: TestImages.png(byteCount: 2_000), interval: .milliseconds(50)))
         let url = BrowserURL(fixture.server.url("/slow.png"))!
         let downloader = fixture.downloader
@@ -304,9 +308,10 @@ struct DownloaderCancellationTests {
         try await fixture.close()
     }
 
-    @Test("two callers asking for the same images share each fetch; the outstanding count counts each image once")
-    func twoCallersShare() async throws {
-        let fixture = try await DownloadFixture.make()
+    @Test("two callers asking for the same images share each fetch; the outstanding count counts each image once",
+          arguments: CommandLineTransport.allCases)
+    func twoCallersShare(client: CommandLineTransport) async throws {
+        let fixture = try await DownloadFixture.make(client: client)
         // Long enough that none has answered when the count is read, even on a loaded CI machine
         // (500 ms was not: one image had landed before the check).
         let urls = (0..<6).map { index in
@@ -331,6 +336,36 @@ struct DownloaderCancellationTests {
         #expect(fixture.server.totalRequests == 6)
         #expect(downloader.outstandingCount == 0)
         try await fixture.close()
+    }
+}
+
+@Suite("Downloader and its transport's end")
+struct DownloaderTransportEndTests {
+    @Test("a transport shut down in the middle of a fetchAll ends every image, none left waiting, and later fetches fail at once",
+          arguments: CommandLineTransport.allCases)
+    func shutdownMidFetch(client: CommandLineTransport) async throws {
+        let fixture = try await DownloadFixture.make(policy: DownloadPolicy(perHostConcurrency: 2, retries: 0), client: client)
+        let urls = (0..<12).map { index in
+            fixture.server.route("/e\(index).png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(30)))
+            return BrowserURL(fixture.server.url("/e\(index).png"))!
+        }
+        let downloader = fixture.downloader
+        let started = ContinuousClock.now
+        let fetch = Task { await downloader.fetchAll(urls) }
+        while fixture.server.totalRequests < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        await fixture.transport.shutdown()
+        // Each image ends, long before the server would answer: the two in flight with the
+        // shutdown, the others when their request is refused.
+        let outcomes = await fetch.value
+        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(outcomes.count == 12)
+        #expect(outcomes.allSatisfy { $0.status == .failed })
+        let refused = outcomes.filter { $0.failure?.description == "connection failed: the transport is shut down" }
+        #expect(refused.count >= 10, "\(outcomes.map { $0.failure?.description ?? "-" })")
+        #expect(downloader.outstandingCount == 0)
+        let after = await fixture.fetch("/e0.png")
+        #expect(after.status == .failed)
+        try await fixture.server.shutdown()
     }
 }
 
