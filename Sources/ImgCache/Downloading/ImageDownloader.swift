@@ -13,6 +13,8 @@ import Foundation
 /// an actor's executor and back (two hops an image fewer).
 final class ImageDownloader: Sendable {
     private let exchange: HTTPExchange
+    /// Where each image's task runs: on the transport's own thread when it offers one.
+    private let taskStarter: (any TaskStartingTransport)?
     /// Where images are stored.
     let store: ImageCacheStore
     /// The limits and rules in force.
@@ -66,6 +68,7 @@ final class ImageDownloader: Sendable {
         self.exchange = HTTPExchange(transport: transport, policy: .image(policy), observe: { version, url in
             originLimits.observe(version, from: OriginLimits.origin(of: url))
         })
+        self.taskStarter = transport as? any TaskStartingTransport
         self.onEvent = onEvent
         self.acceptHeader = ImageFormat.acceptHeader(for: policy.acceptedFormats)
     }
@@ -118,11 +121,12 @@ final class ImageDownloader: Sendable {
             let lookup = fetches.settled.contains(key) ? nil : knownLookup
             // A task of its own, so that a caller giving up does not end a fetch others wait for.
             // The fetch leaves the table when it ends, after it entered it (both under the lock).
-            let task = Task {
+            let work: @Sendable () async -> Void = {
                 await self.load(url, knownLookup: lookup, preCounted: preCounted, callerGaveUp: callerGaveUp) { outcome in
                     self.settle(key, with: outcome)
                 }
             }
+            let task = taskStarter?.startTask(for: policy.privateNetworks, work) ?? Task(operation: work)
             fetches.inFlight[key] = Flight(task: task, waiters: [done])
             return .started
         }

@@ -41,6 +41,11 @@ final class CurlMultiThread: @unchecked Sendable {
     /// pair, a send here and a receive and a poll on the thread.
     private var wakeUpPending = false
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Jobs of tasks that prefer this thread as their executor (``TaskExecutor``), to run between
+    /// two looks at the transfers.
+    private var jobs: [UnownedJob] = []
+    /// The thread's own identity, set when it starts: what it hands in itself needs no wake-up.
+    private var threadID: pthread_t?
 
     // The thread's own.
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -90,7 +95,7 @@ final class CurlMultiThread: @unchecked Sendable {
     /// Wakes the thread from `curl_multi_poll`; called under the lock, so that the multi handle
     /// cannot be freed meanwhile.
     private func wakeUp() {
-        guard !hasEnded, !wakeUpPending else { return }
+        guard !hasEnded, !wakeUpPending, !isOnThread else { return }
         wakeUpPending = true
         _ = imgcache_curl_multi_wakeup(multi)
     }
@@ -117,18 +122,31 @@ final class CurlMultiThread: @unchecked Sendable {
         }
     }
 
+    /// Whether the caller runs on the thread; called under the lock.
+    private var isOnThread: Bool {
+        guard let threadID else { return false }
+        return pthread_equal(threadID, pthread_self()) != 0
+    }
+
     // MARK: The thread
 
     private func run() {
+        lock.withLock { threadID = pthread_self() }
+        let executor = asUnownedTaskExecutor()
+        var ranJobs: [UnownedJob] = []
         while true {
             let (added, cancelled, stopping) = lock.withLock {
                 wakeUpPending = false
+                swap(&ranJobs, &jobs)
                 defer {
                     submitted.removeAll(keepingCapacity: true)
                     cancellations.removeAll(keepingCapacity: true)
                 }
                 return (submitted, cancellations, isStopping)
             }
+            // The tasks first: what they hand in is taken at the next look, before any wait.
+            for job in ranJobs { job.runSynchronously(on: executor) }
+            ranJobs.removeAll(keepingCapacity: true)
             for transfer in added { start(transfer) }
             for transfer in cancelled {
                 // One not yet started is failed when it starts.
@@ -146,7 +164,10 @@ final class CurlMultiThread: @unchecked Sendable {
                 complete(easy, code: imgcache_curl_msg_result(message))
             }
             endTransfersPastTheirDeadlines()
-            _ = imgcache_curl_multi_poll(multi, running.isEmpty ? 1000 : 100)
+            // Tasks resumed by the transfers that ended, or transfers handed in by tasks, are
+            // taken at once: the thread itself handed them in, so no wake-up is on its way.
+            let hasWork = lock.withLock { !jobs.isEmpty || !submitted.isEmpty || !cancellations.isEmpty }
+            if !hasWork { _ = imgcache_curl_multi_poll(multi, running.isEmpty ? 1000 : 100) }
         }
         for easy in Array(running.keys) {
             end(easy, with: .failure(TransportError.connection("the transport is shut down")))
@@ -154,13 +175,15 @@ final class CurlMultiThread: @unchecked Sendable {
         for easy in idleHandles { imgcache_curl_easy_cleanup(easy) }
         idleHandles.removeAll()
         // Transfers handed in after the last look, before `isStopping` was set, fail too.
-        let (late, waiters) = lock.withLock {
+        let (late, waiters, lateJobs) = lock.withLock {
             hasEnded = true
-            defer { submitted.removeAll(); endWaiters.removeAll() }
-            return (submitted, endWaiters)
+            defer { submitted.removeAll(); endWaiters.removeAll(); jobs.removeAll() }
+            return (submitted, endWaiters, jobs)
         }
         imgcache_curl_multi_cleanup(multi)
         for transfer in late { transfer.finish(.failure(TransportError.connection("the transport is shut down"))) }
+        // Tasks still to run go on, from now on, on the cooperative pool.
+        for job in lateJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -291,6 +314,21 @@ final class CurlMultiThread: @unchecked Sendable {
     private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+extension CurlMultiThread: TaskExecutor {
+    /// Runs `job` on the thread, between two looks at the transfers; on the cooperative pool once
+    /// the thread has ended.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let queued = lock.withLock {
+            guard !hasEnded else { return false }
+            jobs.append(job)
+            wakeUp()
+            return true
+        }
+        if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 }
 

@@ -20,7 +20,7 @@ import NIOPosix
 ///   `CONNECT` tunnel; the environment's proxy variables are not read by libcurl (``ProxySettings`` decides).
 /// - When private networks are denied, the address of every connection is checked as it is
 ///   opened, after DNS.
-public final class CurlTransport: ImageTransport {
+public final class CurlTransport: ImageTransport, TaskStartingTransport {
     private let options: CurlMultiThread.Options
     private let proxy: ProxySettings
     private let trustFiles: CurlTrustFiles
@@ -88,6 +88,12 @@ public final class CurlTransport: ImageTransport {
             state.threads[access] = thread
             return thread
         }
+    }
+
+    /// Starts `work` in a task on the thread for requests with `access`; see ``TaskStartingTransport``.
+    package func startTask(for access: PrivateNetworkAccess, _ work: sending @escaping () async -> Void) -> Task<Void, Never> {
+        guard let thread = thread(for: access) else { return Task(operation: work) }
+        return Task(executorPreference: thread, operation: work)
     }
 
     /// Sends one GET; see ``ImageTransport/send(_:)``.
