@@ -150,6 +150,13 @@ final class ImageDownloader: Sendable {
     /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones, and a slow host never holds up
     /// another's images.
     func fetchAll(_ urls: [BrowserURL]) async -> [DownloadOutcome] {
+        // On the transport's thread, when it has one: the outcomes that wake this call are handed
+        // in there, and the requests it starts next go out from there.
+        guard let taskStarter else { return await fetchAllHere(urls) }
+        return await taskStarter.preferringThread(for: policy.privateNetworks) { await fetchAllHere(urls) }
+    }
+
+    private func fetchAllHere(_ urls: [BrowserURL]) async -> [DownloadOutcome] {
         fetches.withLock { $0.activeCalls += 1 }
         defer {
             fetches.withLock { fetches in

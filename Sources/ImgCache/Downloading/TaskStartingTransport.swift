@@ -9,4 +9,9 @@ package protocol TaskStartingTransport: ImageTransport {
     /// Starts `work` in a new task that runs on the transport's thread for requests with `access`,
     /// or on the cooperative pool once the transport is shut down.
     func startTask(for access: PrivateNetworkAccess, _ work: sending @escaping () async -> Void) -> Task<Void, Never>
+
+    /// Runs `operation` in the current task, preferring the transport's thread for requests with
+    /// `access`: what it waits for resumes it there, and the tasks it starts there are handed in
+    /// without a wake-up.
+    func preferringThread<T: Sendable>(for access: PrivateNetworkAccess, _ operation: () async -> T) async -> T
 }

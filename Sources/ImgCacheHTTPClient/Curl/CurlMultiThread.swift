@@ -29,8 +29,9 @@ final class CurlMultiThread: @unchecked Sendable {
     private let options: Options
     private let multi: UnsafeMutableRawPointer
 
-    // Shared with other threads, under `lock`.
-    private let lock = NSLock()
+    // Shared with other threads, under `lock` (a condition too: what the thread waits on once its
+    // transfers are over and the multi handle is freed).
+    private let lock = NSCondition()
     private var submitted: [CurlTransfer] = []
     private var cancellations: [CurlTransfer] = []
     private var isStopping = false
@@ -44,6 +45,12 @@ final class CurlMultiThread: @unchecked Sendable {
     /// Jobs of tasks that prefer this thread as their executor (``TaskExecutor``), to run between
     /// two looks at the transfers.
     private var jobs: [UnownedJob] = []
+    /// The tasks started on the thread, and the operations run preferring it, that have not ended
+    /// (``beginUse()``). Once the transfers are over the thread goes on running their jobs until
+    /// none is left: a task must find the executor it prefers still there.
+    private var users = 0
+    /// Set, under the lock, when the thread has ended for good: no user is left and no job waits.
+    private var hasDrained = false
     /// The thread's own identity, set when it starts: what it hands in itself needs no wake-up.
     private var threadID: pthread_t?
 
@@ -175,16 +182,53 @@ final class CurlMultiThread: @unchecked Sendable {
         for easy in idleHandles { imgcache_curl_easy_cleanup(easy) }
         idleHandles.removeAll()
         // Transfers handed in after the last look, before `isStopping` was set, fail too.
-        let (late, waiters, lateJobs) = lock.withLock {
+        let (late, waiters) = lock.withLock {
             hasEnded = true
-            defer { submitted.removeAll(); endWaiters.removeAll(); jobs.removeAll() }
-            return (submitted, endWaiters, jobs)
+            defer { submitted.removeAll(); endWaiters.removeAll() }
+            return (submitted, endWaiters)
         }
         imgcache_curl_multi_cleanup(multi)
         for transfer in late { transfer.finish(.failure(TransportError.connection("the transport is shut down"))) }
-        // Tasks still to run go on, from now on, on the cooperative pool.
-        for job in lateJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         for waiter in waiters { waiter.resume() }
+        runJobsUntilUnused(on: executor)
+    }
+
+    /// The thread's last part: the jobs of the tasks that still prefer it, which end soon now that
+    /// every request fails at once, until none is left.
+    private func runJobsUntilUnused(on executor: UnownedTaskExecutor) {
+        var batch: [UnownedJob] = []
+        while true {
+            let done = lock.withLock {
+                while jobs.isEmpty, users > 0 { lock.wait() }
+                if jobs.isEmpty {
+                    hasDrained = true
+                    return true
+                }
+                swap(&batch, &jobs)
+                return false
+            }
+            if done { return }
+            for job in batch { job.runSynchronously(on: executor) }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Counts a task or an operation that prefers the thread, until its ``endUse()``; false (and
+    /// nothing counted) when the thread has ended for good, and so can run nothing more.
+    func beginUse() -> Bool {
+        lock.withLock {
+            guard !hasDrained else { return false }
+            users += 1
+            return true
+        }
+    }
+
+    /// Ends what ``beginUse()`` counted.
+    func endUse() {
+        lock.withLock {
+            users -= 1
+            if users == 0 { lock.signal() }
+        }
     }
 
     /// Fails, as timed out, the transfers whose deadline passed without libcurl ending them: those
@@ -318,14 +362,15 @@ final class CurlMultiThread: @unchecked Sendable {
 }
 
 extension CurlMultiThread: TaskExecutor {
-    /// Runs `job` on the thread, between two looks at the transfers; on the cooperative pool once
-    /// the thread has ended.
+    /// Runs `job` on the thread, between two looks at the transfers (or, once they are over, as
+    /// soon as it is handed in); on the cooperative pool once the thread has ended for good, which
+    /// only a job of a task that did not count itself (``beginUse()``) can meet.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let queued = lock.withLock {
-            guard !hasEnded else { return false }
+            guard !hasDrained else { return false }
             jobs.append(job)
-            wakeUp()
+            if hasEnded { lock.signal() } else { wakeUp() }
             return true
         }
         if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }

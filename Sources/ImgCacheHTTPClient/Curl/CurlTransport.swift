@@ -92,8 +92,18 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
 
     /// Starts `work` in a task on the thread for requests with `access`; see ``TaskStartingTransport``.
     package func startTask(for access: PrivateNetworkAccess, _ work: sending @escaping () async -> Void) -> Task<Void, Never> {
-        guard let thread = thread(for: access) else { return Task(operation: work) }
-        return Task(executorPreference: thread, operation: work)
+        guard let thread = thread(for: access), thread.beginUse() else { return Task(operation: work) }
+        return Task(executorPreference: thread) {
+            await work()
+            thread.endUse()
+        }
+    }
+
+    /// Runs `operation` preferring the thread for requests with `access`; see ``TaskStartingTransport``.
+    package func preferringThread<T: Sendable>(for access: PrivateNetworkAccess, _ operation: () async -> T) async -> T {
+        guard let thread = thread(for: access), thread.beginUse() else { return await operation() }
+        defer { thread.endUse() }
+        return await withTaskExecutorPreference(thread, operation: operation)
     }
 
     /// Sends one GET; see ``ImageTransport/send(_:)``.
