@@ -16,6 +16,32 @@ struct CSSURLToken: Equatable, Sendable {
     var isNeverImage: Bool { isImport || inFontFace }
 }
 
+/// A unit of CSS text as ``CSSURLScanner`` reads it: a Unicode scalar of decoded text, or a byte of
+/// raw text known to be ASCII, which is then scanned where it lies instead of being widened into
+/// scalars first (a page's style sheets run to megabytes, nearly always ASCII).
+protocol CSSTextUnit: Equatable {
+    var scalar: Unicode.Scalar { get }
+    /// The string of a run of units.
+    static func string<Units: Collection<Self>>(_ units: Units) -> String
+}
+
+extension Unicode.Scalar: CSSTextUnit {
+    var scalar: Unicode.Scalar { self }
+
+    static func string<Units: Collection<Unicode.Scalar>>(_ units: Units) -> String {
+        String(scalars: ArraySlice(units))
+    }
+}
+
+extension UInt8: CSSTextUnit {
+    /// Only ASCII bytes are scanned as units.
+    var scalar: Unicode.Scalar { Unicode.Scalar(self) }
+
+    static func string<Units: Collection<UInt8>>(_ units: Units) -> String {
+        String(decoding: units, as: UTF8.self)
+    }
+}
+
 /// Finds the image URLs of a piece of CSS: `url(...)` and the strings or `url()`s inside
 /// `image-set(...)` / `-webkit-image-set(...)`. Skips comments and other strings, the way the CSS
 /// tokenizer sees them, and marks the URLs of `@import` and of `@font-face` blocks (a stylesheet or
@@ -25,15 +51,23 @@ enum CSSURLScanner {
         s == " " || s == "\t" || s == "\n" || s == "\u{0C}" || s == "\r"
     }
 
+    /// The ASCII name characters (letters, digits, `-`, `_`) as bits: bit k of the first mask is
+    /// the character k, of the second k + 64. Tested once per character of every style sheet.
+    private static let nameCharactersBelow64: UInt64 = 0x03FF_2000_0000_0000
+    private static let nameCharactersFrom64: UInt64 = 0x07FF_FFFE_87FF_FFFE
+
     private static func isNameCharacter(_ s: Unicode.Scalar) -> Bool {
-        (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "-" || s == "_" || s.value >= 0x80
+        let value = s.value
+        if value < 64 { return nameCharactersBelow64 >> UInt64(value) & 1 != 0 }
+        if value < 128 { return nameCharactersFrom64 >> UInt64(value - 64) & 1 != 0 }
+        return true
     }
 
     private static func isHexDigit(_ s: Unicode.Scalar) -> Bool {
         (s >= "0" && s <= "9") || (s >= "a" && s <= "f") || (s >= "A" && s <= "F")
     }
 
-    static func scan(_ text: [Unicode.Scalar]) -> [CSSURLToken] {
+    static func scan<Text: RandomAccessCollection>(_ text: Text) -> [CSSURLToken] where Text.Element: CSSTextUnit, Text.Index == Int {
         var tokens: [CSSURLToken] = []
         var i = 0
         let n = text.count
@@ -64,10 +98,45 @@ enum CSSURLScanner {
             property = nil
         }
         while i < n {
-            let c = text[i]
-            if c == "/", i + 1 < n, text[i + 1] == "*" {
+            let c = text[i].scalar
+            // Names first, the most common: no name character is one of the characters below.
+            if isNameCharacter(c) {
+                let nameStart = i
+                var j = i
+                while j < n, isNameCharacter(text[j].scalar) { j += 1 }
+                guard j < n, text[j].scalar == "(" else {
+                    if atDeclarationStart {
+                        // `name :` starts a declaration of the property `name`.
+                        var k = j
+                        while k < n, isWhitespace(text[k].scalar) { k += 1 }
+                        if k < n, text[k].scalar == ":" { setProperty(nameStart..<j) }
+                    }
+                    atDeclarationStart = false
+                    i = j
+                    continue
+                }
+                atDeclarationStart = false
+                // Function names are ASCII case-insensitive.
+                let name = text[nameStart..<j]
+                if equalsASCIICaseInsensitive(name, "url") {
+                    let (token, next) = readURLFunction(text, from: j + 1)
+                    if var token {
+                        token.isImport = skipUntilSemicolon
+                        found(token)
+                    }
+                    i = next
+                    continue
+                }
+                depth += 1
+                if equalsASCIICaseInsensitive(name, "image-set") || equalsASCIICaseInsensitive(name, "-webkit-image-set") {
+                    imageSetDepths.append(depth)
+                }
+                i = j + 1
+                continue
+            }
+            if c == "/", i + 1 < n, text[i + 1].scalar == "*" {
                 i += 2
-                while i + 1 < n, !(text[i] == "*" && text[i + 1] == "/") { i += 1 }
+                while i + 1 < n, !(text[i].scalar == "*" && text[i + 1].scalar == "/") { i += 1 }
                 i = min(n, i + 2)
                 continue
             }
@@ -91,7 +160,7 @@ enum CSSURLScanner {
             if c == "@" {
                 let nameStart = i + 1
                 var j = nameStart
-                while j < n, isNameCharacter(text[j]) { j += 1 }
+                while j < n, isNameCharacter(text[j].scalar) { j += 1 }
                 // At-rule names are ASCII case-insensitive.
                 if equalsASCIICaseInsensitive(text[nameStart..<j], "import") {
                     skipUntilSemicolon = true
@@ -128,40 +197,6 @@ enum CSSURLScanner {
                 i += 1
                 continue
             }
-            if isNameCharacter(c) {
-                let nameStart = i
-                var j = i
-                while j < n, isNameCharacter(text[j]) { j += 1 }
-                guard j < n, text[j] == "(" else {
-                    if atDeclarationStart {
-                        // `name :` starts a declaration of the property `name`.
-                        var k = j
-                        while k < n, isWhitespace(text[k]) { k += 1 }
-                        if k < n, text[k] == ":" { setProperty(nameStart..<j) }
-                    }
-                    atDeclarationStart = false
-                    i = j
-                    continue
-                }
-                atDeclarationStart = false
-                // Function names are ASCII case-insensitive.
-                let name = text[nameStart..<j]
-                if equalsASCIICaseInsensitive(name, "url") {
-                    let (token, next) = readURLFunction(text, from: j + 1)
-                    if var token {
-                        token.isImport = skipUntilSemicolon
-                        found(token)
-                    }
-                    i = next
-                    continue
-                }
-                depth += 1
-                if equalsASCIICaseInsensitive(name, "image-set") || equalsASCIICaseInsensitive(name, "-webkit-image-set") {
-                    imageSetDepths.append(depth)
-                }
-                i = j + 1
-                continue
-            }
             if !isWhitespace(c) { atDeclarationStart = false }
             i += 1
         }
@@ -169,12 +204,13 @@ enum CSSURLScanner {
     }
 
     /// `name` equals `lowercase` (ASCII, lowercase) when ASCII letters are compared without case.
-    private static func equalsASCIICaseInsensitive(_ name: ArraySlice<Unicode.Scalar>, _ lowercase: StaticString) -> Bool {
+    private static func equalsASCIICaseInsensitive<Name: Collection>(_ name: Name, _ lowercase: StaticString) -> Bool
+    where Name.Element: CSSTextUnit {
         guard name.count == lowercase.utf8CodeUnitCount else { return false }
         let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         var k = 0
-        for scalar in name {
-            let value = scalar.value
+        for unit in name {
+            let value = unit.scalar.value
             let lowered = value >= 0x41 && value <= 0x5A ? value | 0x20 : value
             if lowered != UInt32(expected[k]) { return false }
             k += 1
@@ -183,8 +219,11 @@ enum CSSURLScanner {
     }
 
     /// The text with ASCII letters lowercased, as CSS compares property names.
-    private static func asciiLowercased(_ name: ArraySlice<Unicode.Scalar>) -> String {
-        String(scalars: name.map { $0.value >= 0x41 && $0.value <= 0x5A ? Unicode.Scalar(UInt8($0.value | 0x20)) : $0 }[...])
+    private static func asciiLowercased<Name: Collection>(_ name: Name) -> String where Name.Element: CSSTextUnit {
+        String(scalars: name.map { unit in
+            let scalar = unit.scalar
+            return scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(UInt8(scalar.value | 0x20)) : scalar
+        }[...])
     }
 
     /// A token's value as its escapes decode it, built as it is read: the text is copied only
@@ -202,32 +241,35 @@ enum CSSURLScanner {
 
         /// The text from the current run's start to `index` belongs to the value; `scalar`
         /// (if any) follows it, and the next run starts at `next`.
-        mutating func escape(_ text: [Unicode.Scalar], at index: Int, decodedTo scalar: Unicode.Scalar?, next: Int) {
+        mutating func escape<Text: RandomAccessCollection>(_ text: Text, at index: Int, decodedTo scalar: Unicode.Scalar?, next: Int)
+        where Text.Element: CSSTextUnit, Text.Index == Int {
             if keeping {
                 if unescaped == nil { unescaped = [] }
-                unescaped!.append(contentsOf: text[runStart..<index])
+                unescaped!.append(contentsOf: text[runStart..<index].lazy.map(\.scalar))
                 if let scalar { unescaped!.append(scalar) }
             }
             runStart = next
         }
 
-        func value(_ text: [Unicode.Scalar], upTo end: Int) -> String {
+        func value<Text: RandomAccessCollection>(_ text: Text, upTo end: Int) -> String
+        where Text.Element: CSSTextUnit, Text.Index == Int {
             guard keeping else { return "" }
-            guard var unescaped else { return String(scalars: text[runStart..<end]) }
-            unescaped.append(contentsOf: text[runStart..<end])
+            guard var unescaped else { return Text.Element.string(text[runStart..<end]) }
+            unescaped.append(contentsOf: text[runStart..<end].lazy.map(\.scalar))
             return String(scalars: unescaped[...])
         }
     }
 
     /// Reads a quoted string starting at its quote; returns its content range, decoded value (empty
     /// unless `keepingValue`) and the next index.
-    private static func readString(_ text: [Unicode.Scalar], from start: Int, keepingValue: Bool = true) -> (Range<Int>, String, Int) {
-        let quote = text[start]
+    private static func readString<Text: RandomAccessCollection>(_ text: Text, from start: Int, keepingValue: Bool = true)
+        -> (Range<Int>, String, Int) where Text.Element: CSSTextUnit, Text.Index == Int {
+        let quote = text[start].scalar
         var i = start + 1
         var value = ValueBuilder(keeping: keepingValue, from: i)
         let n = text.count
         while i < n {
-            let c = text[i]
+            let c = text[i].scalar
             if c == quote {
                 return (start + 1..<i, value.value(text, upTo: i), i + 1)
             }
@@ -236,7 +278,7 @@ enum CSSURLScanner {
                 return (start + 1..<i, value.value(text, upTo: i), i)
             }
             if c == "\\" {
-                if i + 1 < n, text[i + 1] == "\n" {
+                if i + 1 < n, text[i + 1].scalar == "\n" {
                     value.escape(text, at: i, decodedTo: nil, next: i + 2)
                     i += 2
                     continue
@@ -252,25 +294,26 @@ enum CSSURLScanner {
     }
 
     /// Reads the argument of `url(`: a quoted string or an unquoted URL token, up to `)`.
-    private static func readURLFunction(_ text: [Unicode.Scalar], from start: Int) -> (CSSURLToken?, Int) {
+    private static func readURLFunction<Text: RandomAccessCollection>(_ text: Text, from start: Int) -> (CSSURLToken?, Int)
+    where Text.Element: CSSTextUnit, Text.Index == Int {
         let n = text.count
         var i = start
-        while i < n, isWhitespace(text[i]) { i += 1 }
+        while i < n, isWhitespace(text[i].scalar) { i += 1 }
         guard i < n else { return (nil, n) }
-        if text[i] == "\"" || text[i] == "'" {
+        if text[i].scalar == "\"" || text[i].scalar == "'" {
             let (range, value, next) = readString(text, from: i)
             var j = next
-            while j < n, text[j] != ")" { j += 1 }
+            while j < n, text[j].scalar != ")" { j += 1 }
             return (CSSURLToken(range: range, value: value), min(n, j + 1))
         }
         let tokenStart = i
         var value = ValueBuilder(keeping: true, from: i)
         while i < n {
-            let c = text[i]
+            let c = text[i].scalar
             if c == ")" || isWhitespace(c) { break }
             if c == "\"" || c == "'" || c == "(" {
                 // A bad URL token: browsers load nothing; skip to the closing parenthesis.
-                while i < n, text[i] != ")" { i += 1 }
+                while i < n, text[i].scalar != ")" { i += 1 }
                 return (nil, min(n, i + 1))
             }
             if c == "\\" {
@@ -282,9 +325,9 @@ enum CSSURLScanner {
             i += 1
         }
         let tokenEnd = i
-        while i < n, isWhitespace(text[i]) { i += 1 }
-        guard i >= n || text[i] == ")" else {
-            while i < n, text[i] != ")" { i += 1 }
+        while i < n, isWhitespace(text[i].scalar) { i += 1 }
+        guard i >= n || text[i].scalar == ")" else {
+            while i < n, text[i].scalar != ")" { i += 1 }
             return (nil, min(n, i + 1))
         }
         guard tokenEnd > tokenStart else { return (nil, min(n, i + 1)) }
@@ -292,17 +335,18 @@ enum CSSURLScanner {
     }
 
     /// Reads a CSS escape after its backslash: up to six hex digits and one whitespace, or one character.
-    private static func readEscape(_ text: [Unicode.Scalar], from start: Int) -> (Unicode.Scalar?, Int) {
+    private static func readEscape<Text: RandomAccessCollection>(_ text: Text, from start: Int) -> (Unicode.Scalar?, Int)
+    where Text.Element: CSSTextUnit, Text.Index == Int {
         let n = text.count
         guard start < n else { return ("\u{FFFD}", n) }
-        guard isHexDigit(text[start]) else { return (text[start], start + 1) }
+        guard isHexDigit(text[start].scalar) else { return (text[start].scalar, start + 1) }
         var i = start
         var code: UInt32 = 0
-        while i < n, i - start < 6, isHexDigit(text[i]) {
-            code = code * 16 + UInt32(Character(text[i]).hexDigitValue ?? 0)
+        while i < n, i - start < 6, isHexDigit(text[i].scalar) {
+            code = code * 16 + UInt32(Character(text[i].scalar).hexDigitValue ?? 0)
             i += 1
         }
-        if i < n, isWhitespace(text[i]) { i += 1 }
+        if i < n, isWhitespace(text[i].scalar) { i += 1 }
         let scalar = (code == 0 || code > 0x10FFFF || (0xD800...0xDFFF).contains(code)) ? "\u{FFFD}" : Unicode.Scalar(code)
         return (scalar, i)
     }

@@ -71,10 +71,9 @@ final class ReferenceCollector: HTMLScanHandler {
 
     func styleText(_ range: Range<Int>, isInert: Bool) {
         guard !range.isEmpty, Self.mayHoldCSSURL(UnsafeBufferPointer(rebasing: page[range]), characterReferences: false) else { return }
-        let text = decode(range, characterReferences: false)
-        for token in CSSURLScanner.scan(text.scalars) {
-            urlSlots.append(slot(in: text, rawStart: range.lowerBound, token: token, context: .cssInElement,
-                                   kind: .styleElement, element: "style", attribute: nil, inert: isInert))
+        for (token, raw) in cssURLs(in: range, characterReferences: false) {
+            urlSlots.append(slot(raw, token: token, context: .cssInElement,
+                                 kind: .styleElement, element: "style", attribute: nil, inert: isInert))
         }
     }
 
@@ -348,10 +347,24 @@ final class ReferenceCollector: HTMLScanHandler {
     private func collectCSS(_ valueRange: Range<Int>, quote: UInt8?, element: String, attribute: String,
                             kind: ImageReference.Kind, inert: Bool) {
         guard Self.mayHoldCSSURL(UnsafeBufferPointer(rebasing: page[valueRange]), characterReferences: true) else { return }
-        let text = decode(valueRange, characterReferences: true)
-        for token in CSSURLScanner.scan(text.scalars) {
-            urlSlots.append(slot(in: text, rawStart: valueRange.lowerBound, token: token, context: .cssInAttribute(quote: quote),
-                                   kind: kind, element: element, attribute: attribute, inert: inert))
+        for (token, raw) in cssURLs(in: valueRange, characterReferences: true) {
+            urlSlots.append(slot(raw, token: token, context: .cssInAttribute(quote: quote),
+                                 kind: kind, element: element, attribute: attribute, inert: inert))
+        }
+    }
+
+    /// The CSS URLs of the page's bytes in `range`, each with the page range it takes. Plain ASCII
+    /// (nearly all CSS) is scanned where it lies; other text is decoded first.
+    private func cssURLs(in range: Range<Int>, characterReferences: Bool) -> [(token: CSSURLToken, raw: Range<Int>)] {
+        let bytes = UnsafeBufferPointer(rebasing: page[range])
+        let start = range.lowerBound
+        if encoding.isASCIICompatible, DecodedText.isPlainASCII(bytes, ampersandMatters: characterReferences) {
+            return CSSURLScanner.scan(bytes).map { ($0, start + $0.range.lowerBound..<start + $0.range.upperBound) }
+        }
+        let text = decode(range, characterReferences: characterReferences)
+        return CSSURLScanner.scan(text.scalars).map { token in
+            let raw = text.rawRange(of: token.range)
+            return (token, start + raw.lowerBound..<start + raw.upperBound)
         }
     }
 
@@ -387,11 +400,10 @@ final class ReferenceCollector: HTMLScanHandler {
         return false
     }
 
-    private func slot(in text: DecodedText, rawStart: Int, token: CSSURLToken, context: SlotContext,
+    private func slot(_ range: Range<Int>, token: CSSURLToken, context: SlotContext,
                       kind: ImageReference.Kind, element: String, attribute: String?, inert: Bool) -> URLSlot {
-        let raw = text.rawRange(of: token.range)
-        return URLSlot(
-            range: rawStart + raw.lowerBound..<rawStart + raw.upperBound,
+        URLSlot(
+            range: range,
             text: token.value,
             context: context, kind: token.isNeverImage ? nil : kind, element: element, attribute: attribute,
             isValidCandidate: true, isInert: inert, acceptsUntyped: URLSlot.cssAcceptsUntyped(token)
