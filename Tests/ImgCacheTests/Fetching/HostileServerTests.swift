@@ -13,7 +13,10 @@ import Testing
 /// CPU time, TLS handshakes in a debug build above all, small enough to run beside the others).
 @Suite("Hostile servers")
 struct HostileServerTests {
-    static let timeout: Duration = .seconds(4)
+    /// Long enough for the good images to come in while synchronous tests elsewhere hold the test
+    /// process's threads: with 4 s, a good image sometimes timed out while connecting to the test
+    /// server (whose TLS handshakes are a debug build's) when the suite ran on 2 cores.
+    static let timeout: Duration = .seconds(10)
     /// Well below the default 20 MB, so that an endless body is cut within the time-out even on a
     /// machine loaded by other work (1 MB in 2 s was missed once, under a sanitizer build and fuzzers).
     static let maxBytes = 256 * 1024
@@ -42,7 +45,7 @@ struct HostileServerTests {
         Hostility(name: "headers forever", path: "/headers-forever.png", behaviour: .endlessHeaders(),
                   reason: "invalid response: response headers too large (over 80 KB)", overHTTP2: false),
         Hostility(name: "headers forever, slowly", path: "/headers-forever-slowly.png",
-                  behaviour: .endlessHeaders(interval: .milliseconds(50)), reason: "timed out after 4 s waiting for the response",
+                  behaviour: .endlessHeaders(interval: .milliseconds(50)), reason: "timed out after 10 s waiting for the response",
                   overHTTP2: false),
         Hostility(name: "a 1 MB header line", path: "/header-1mb.png",
                   behaviour: .hugeHeader(valueLength: 1024 * 1024, bytes: png, contentType: "image/png"),
@@ -53,16 +56,16 @@ struct HostileServerTests {
         Hostility(name: "a chunked body that never ends, slowly", path: "/endless-slowly.png",
                   behaviour: .stream(prefix: TestImages.pngSignature, length: nil, declaresLength: false,
                                      chunkSize: 1_000, interval: .milliseconds(50)),
-                  reason: "timed out after 4 s receiving the body (…"),
+                  reason: "timed out after 10 s receiving the body (…"),
         Hostility(name: "Content-Length larger than the body, then a close", path: "/short-then-close.png",
                   behaviour: .truncated(bytes: Array(png.prefix(500)), declaredLength: png.count),
                   reason: "connection failed: truncated: 500 of 2000 bytes…"),
         Hostility(name: "Content-Length larger than the body, then silence", path: "/short-then-silence.png",
                   behaviour: .shortBody(bytes: Array(png.prefix(500)), declaredLength: png.count),
-                  reason: "timed out after 4 s receiving the body (500 of 2000 bytes)"),
+                  reason: "timed out after 10 s receiving the body (500 of 2000 bytes)"),
         Hostility(name: "no answer at all", path: "/silent.png",
                   behaviour: .status(200, body: png, contentType: "image/png", delay: .seconds(3600)),
-                  reason: "timed out after 4 s waiting for the response"),
+                  reason: "timed out after 10 s waiting for the response"),
         Hostility(name: "a redirect to file:///etc/passwd", path: "/to-file.png", behaviour: .redirect(to: "file:///etc/passwd"),
                   reason: "redirect to file:///etc/passwd refused: not http(s)"),
         Hostility(name: "a redirect to ftp:", path: "/to-ftp.png", behaviour: .redirect(to: "ftp://127.0.0.1/a.png"),
@@ -91,7 +94,7 @@ struct HostileServerTests {
                 let stalled = try await StalledTLSServer.start(stallingAt: point)
                 stalledServers.append(stalled)
                 expected.append((name: "a TLS handshake stalled \(point)", url: BrowserURL(stalled.url("/a.png"))!,
-                                 reason: "timed out after 4 s while connecting"))
+                                 reason: "timed out after 10 s while connecting"))
             }
         }
         let good = Self.routeGoodImages(on: fixture.server)
@@ -149,7 +152,7 @@ struct HostileServerTests {
             ("/huge.png", .stream(prefix: TestImages.pngSignature, length: 200 * 1024 * 1024), "larger than the 256 KB limit"),
             ("/passwd.png", .redirect(to: "file:///etc/passwd"), "redirect to file:///etc/passwd refused: not http(s)"),
             ("/short.png", .shortBody(bytes: Array(Self.png.prefix(500)), declaredLength: Self.png.count),
-             "timed out after 4 s receiving the body (500 of 2000 bytes)"),
+             "timed out after 10 s receiving the body (500 of 2000 bytes)"),
         ]
         for image in hostile { server.route(image.path, image.behaviour) }
         let folder = try TemporaryFolder()
@@ -158,7 +161,7 @@ struct HostileServerTests {
 
         let started = ContinuousClock.now
         let outcome = try await CommandRunner.runOffPool(
-            ["fetch", "page.html", "--out", "out", "--cacert", TestCertificates.caPath, "--timeout", "4", "--max-bytes", "262144", "--quiet"],
+            ["fetch", "page.html", "--out", "out", "--cacert", TestCertificates.caPath, "--timeout", "10", "--max-bytes", "262144", "--quiet"],
             in: folder.url)
         let elapsed = ContinuousClock.now - started
 
