@@ -19,7 +19,7 @@ struct CSSURLToken: Equatable, Sendable {
 /// A unit of CSS text as ``CSSURLScanner`` reads it: a Unicode scalar of decoded text, or a byte of
 /// raw text known to be ASCII, which is then scanned where it lies instead of being widened into
 /// scalars first (a page's style sheets run to megabytes, nearly always ASCII).
-protocol CSSTextUnit: Equatable {
+protocol CSSTextUnit {
     var scalar: Unicode.Scalar { get }
     /// The string of a run of units.
     static func string<Units: Collection<Self>>(_ units: Units) -> String
@@ -61,6 +61,22 @@ enum CSSURLScanner {
         if value < 64 { return nameCharactersBelow64 >> UInt64(value) & 1 != 0 }
         if value < 128 { return nameCharactersFrom64 >> UInt64(value - 64) & 1 != 0 }
         return true
+    }
+
+    /// The URLs of the CSS in `raw`, bytes in `encoding` (with HTML character references, as in a
+    /// `style` attribute, when `characterReferences`), each with the range of bytes it takes,
+    /// counted from `offset` (where `raw` starts in its file). Plain ASCII, nearly all CSS, is
+    /// scanned where it lies; other text is decoded first.
+    static func scan(raw: UnsafeBufferPointer<UInt8>, at offset: Int, encoding: HTMLEncoding, characterReferences: Bool)
+        -> [(token: CSSURLToken, raw: Range<Int>)] {
+        if encoding.isASCIICompatible, DecodedText.isPlainASCII(raw, ampersandMatters: characterReferences) {
+            return scan(raw).map { ($0, offset + $0.range.lowerBound..<offset + $0.range.upperBound) }
+        }
+        let text = DecodedText.decode(raw, encoding: encoding, characterReferences: characterReferences)
+        return scan(text.scalars).map { token in
+            let range = text.rawRange(of: token.range)
+            return (token, offset + range.lowerBound..<offset + range.upperBound)
+        }
     }
 
     private static func isHexDigit(_ s: Unicode.Scalar) -> Bool {

@@ -353,19 +353,10 @@ final class ReferenceCollector: HTMLScanHandler {
         }
     }
 
-    /// The CSS URLs of the page's bytes in `range`, each with the page range it takes. Plain ASCII
-    /// (nearly all CSS) is scanned where it lies; other text is decoded first.
+    /// The CSS URLs of the page's bytes in `range`, each with the page range it takes.
     private func cssURLs(in range: Range<Int>, characterReferences: Bool) -> [(token: CSSURLToken, raw: Range<Int>)] {
-        let bytes = UnsafeBufferPointer(rebasing: page[range])
-        let start = range.lowerBound
-        if encoding.isASCIICompatible, DecodedText.isPlainASCII(bytes, ampersandMatters: characterReferences) {
-            return CSSURLScanner.scan(bytes).map { ($0, start + $0.range.lowerBound..<start + $0.range.upperBound) }
-        }
-        let text = decode(range, characterReferences: characterReferences)
-        return CSSURLScanner.scan(text.scalars).map { token in
-            let raw = text.rawRange(of: token.range)
-            return (token, start + raw.lowerBound..<start + raw.upperBound)
-        }
+        CSSURLScanner.scan(raw: UnsafeBufferPointer(rebasing: page[range]), at: range.lowerBound, encoding: encoding,
+                           characterReferences: characterReferences)
     }
 
     /// Whether CSS in these bytes may hold a URL that ``CSSURLScanner`` finds: one comes only from

@@ -177,21 +177,14 @@ extension ImageRewriter {
         working.withUnsafeBufferPointer { bytes in
             // The byte order mark is neither text nor syntax.
             let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            // Plain ASCII (nearly every style sheet) is scanned where it lies; other text decoded first.
-            let body = UnsafeBufferPointer(rebasing: bytes[start...])
-            let tokens: [(token: CSSURLToken, raw: Range<Int>)]
-            if workingEncoding.isASCIICompatible, DecodedText.isPlainASCII(body, ampersandMatters: false) {
-                tokens = CSSURLScanner.scan(body).map { ($0, $0.range) }
-            } else {
-                let text = DecodedText.decode(body, encoding: workingEncoding, characterReferences: false)
-                tokens = CSSURLScanner.scan(text.scalars).map { ($0, text.rawRange(of: $0.range)) }
-            }
+            let tokens = CSSURLScanner.scan(raw: UnsafeBufferPointer(rebasing: bytes[start...]), at: start,
+                                            encoding: workingEncoding, characterReferences: false)
             // CSS parses URLs as UTF-8 whatever the stylesheet's encoding.
             let resolver = URLResolver(pageURL: url, baseHref: nil, queryEncoding: nil)
             let prefix = options.referenceStyle.prefix
             var resolved: [String: Resolution] = [:]
             for (token, raw) in tokens where !token.isNeverImage {
-                let slot = URLSlot(range: start + raw.lowerBound..<start + raw.upperBound, text: token.value,
+                let slot = URLSlot(range: raw, text: token.value,
                                    context: .cssInElement, kind: .stylesheet, element: "", attribute: nil,
                                    isValidCandidate: true, isInert: false, acceptsUntyped: URLSlot.cssAcceptsUntyped(token))
                 let resolution = resolved[token.value] ?? resolve(token.value, resolver: resolver, site: site)
