@@ -68,12 +68,7 @@ struct DecodedText: Sendable {
         // Eight bytes per step: a page's style sheets run to megabytes.
         while i + 8 <= raw.count {
             let word = memory.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            if word & 0x8080_8080_8080_8080 != 0 { return false }
-            if ampersandMatters {
-                // Nonzero exactly when some byte of the word is `&` (0x26).
-                let ampersands = word ^ 0x2626_2626_2626_2626
-                if (ampersands &- 0x0101_0101_0101_0101) & ~ampersands & 0x8080_8080_8080_8080 != 0 { return false }
-            }
+            if !word.isASCII || (ampersandMatters && word.containsByte(UInt8(ascii: "&"))) { return false }
             i += 8
         }
         while i < raw.count {

@@ -34,7 +34,7 @@ enum UTF8Validation {
         let raw = UnsafeRawPointer(base)
         var i = 0
         while i < count {
-            while i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            while i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).isASCII {
                 i += 8
             }
             guard i < count else { break }

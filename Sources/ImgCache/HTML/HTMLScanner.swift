@@ -331,9 +331,7 @@ private struct ScanState {
         let raw = UnsafeRawPointer(base)
         var p = start
         while p + 8 <= end {
-            // Nonzero exactly when some byte of the word is `<` (0x3C).
-            let word = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self) ^ 0x3C3C_3C3C_3C3C_3C3C
-            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+            if raw.loadUnaligned(fromByteOffset: p, as: UInt64.self).containsByte(UInt8(ascii: "<")) { break }
             p += 8
         }
         while p < end, base[p] != UInt8(ascii: "<") { p += 1 }

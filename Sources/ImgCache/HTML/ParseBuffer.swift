@@ -44,9 +44,7 @@ final class ParseBuffer {
         let raw = UnsafeRawPointer(base)
         var i = 0
         while i + 8 <= bytes.count {
-            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            // Nonzero exactly when some byte of the word is zero.
-            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).containsByte(0) { return true }
             i += 8
         }
         while i < bytes.count {

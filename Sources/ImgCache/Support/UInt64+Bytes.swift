@@ -1,0 +1,15 @@
+/// Eight bytes of text looked at at once: how the scans over whole pages and style sheets skip
+/// what they are not looking for.
+extension UInt64 {
+    /// Whether some byte of the word is `byte`. (Subtracting 1 from each byte borrows into its top
+    /// bit exactly where the byte was zero; `& ~word` drops the bytes whose top bit was set anyway.)
+    @inline(__always)
+    func containsByte(_ byte: UInt8) -> Bool {
+        let matched = self ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+        return (matched &- 0x0101_0101_0101_0101) & ~matched & 0x8080_8080_8080_8080 != 0
+    }
+
+    /// Whether every byte of the word is ASCII (below 0x80).
+    @inline(__always)
+    var isASCII: Bool { self & 0x8080_8080_8080_8080 == 0 }
+}
