@@ -57,6 +57,7 @@ final class CurlMultiThread: @unchecked Sendable {
     // The thread's own.
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var gate = FirstConnectionGate()
     /// When the running transfers' deadlines were last looked at.
     private var lastDeadlineSweep = ContinuousClock.now
 
@@ -160,6 +161,8 @@ final class CurlMultiThread: @unchecked Sendable {
                 transfer.isCancelled = true
                 if let easy = running.first(where: { $0.value === transfer })?.key {
                     end(easy, with: .failure(CancellationError()))
+                } else if gate.remove(transfer) {
+                    transfer.finish(.failure(CancellationError()))
                 }
             }
             if stopping { break }
@@ -171,14 +174,17 @@ final class CurlMultiThread: @unchecked Sendable {
                 complete(easy, code: imgcache_curl_msg_result(message))
             }
             endTransfersPastTheirDeadlines()
+            let released = gate.released()
+            for transfer in released { start(transfer) }
             // Tasks resumed by the transfers that ended, or transfers handed in by tasks, are
             // taken at once: the thread itself handed them in, so no wake-up is on its way.
-            let hasWork = lock.withLock { !jobs.isEmpty || !submitted.isEmpty || !cancellations.isEmpty }
+            let hasWork = !released.isEmpty || lock.withLock { !jobs.isEmpty || !submitted.isEmpty || !cancellations.isEmpty }
             if !hasWork { _ = imgcache_curl_multi_poll(multi, running.isEmpty ? 1000 : 100) }
         }
         for easy in Array(running.keys) {
             end(easy, with: .failure(TransportError.connection("the transport is shut down")))
         }
+        for transfer in gate.held { transfer.finish(.failure(TransportError.connection("the transport is shut down"))) }
         for easy in idleHandles { imgcache_curl_easy_cleanup(easy) }
         idleHandles.removeAll()
         // Transfers handed in after the last look, before `isStopping` was set, fail too.
@@ -241,6 +247,12 @@ final class CurlMultiThread: @unchecked Sendable {
         // A little after libcurl's own time-out, which says more (what stalled).
         let overdue = running.filter { now > $0.value.request.deadline + .milliseconds(200) }
         for (easy, _) in overdue { complete(easy, code: CURLE_OPERATION_TIMEDOUT) }
+        for transfer in gate.held where now > transfer.request.deadline + .milliseconds(200) && gate.remove(transfer) {
+            transfer.finish(.failure(CurlFailure(
+                code: CURLE_OPERATION_TIMEDOUT.rawValue, message: "timed out waiting for the host's first connection",
+                connected: false, headReceived: false, bodyReceived: 0, declaredLength: nil, exceededLimit: false,
+                headTooLarge: false, deniedAddress: nil, verifyResult: 0)))
+        }
     }
 
     private func start(_ transfer: CurlTransfer) {
@@ -248,8 +260,10 @@ final class CurlMultiThread: @unchecked Sendable {
             transfer.finish(.failure(CancellationError()))
             return
         }
+        guard gate.admit(transfer) else { return }
         let easy = idleHandles.popLast() ?? imgcache_curl_easy_init()
         guard let easy else {
+            gate.ended(transfer)
             transfer.finish(.failure(TransportError.connection("libcurl could not make a transfer (out of memory)")))
             return
         }
@@ -291,6 +305,7 @@ final class CurlMultiThread: @unchecked Sendable {
     /// Takes the transfer off the multi handle, keeps the handle for the next one, and resumes the caller.
     private func end(_ easy: UnsafeMutableRawPointer, with result: Result<TransportResponse, any Error>) {
         guard let transfer = running.removeValue(forKey: easy) else { return }
+        gate.ended(transfer)
         _ = imgcache_curl_multi_remove_handle(multi, easy)
         imgcache_curl_easy_reset(easy)
         idleHandles.append(easy)

@@ -44,9 +44,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// Asked for before it reached the multi thread, or while on it: fail with `CancellationError`.
     var isCancelled = false
 
+    /// What tells an https origin's connections apart (host, port and proxy), for
+    /// ``FirstConnectionGate``; nil for plain http.
+    let originKey: String?
+
     init(request: TransportRequest, proxy: String?) {
         self.request = request
         self.proxy = proxy
+        originKey = request.url.hasPrefixIgnoringASCIICase("https://")
+            ? URLAuthority(request.url).map { "\($0.host):\($0.port) \(proxy ?? "")" } : nil
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
 
