@@ -1,7 +1,7 @@
 import Crypto
 
-/// The SHA-256 of image bytes as 64 lowercase hex digits, the form kept in
-/// ``CacheEntryMetadata/sha256``; also what keeps the command line's shortened file names apart.
+/// A SHA-256 as 64 lowercase hex digits: what keeps the command line's shortened file names and
+/// the pages an app opens apart, and the checksum of entries stored before ``ContentChecksum/xxh64(_:)``.
 package enum CacheContentDigest {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 

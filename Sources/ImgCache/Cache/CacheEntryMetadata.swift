@@ -6,7 +6,7 @@ import Foundation
 /// Dates are written as seconds since 1970 with their fractional part (see
 /// ``ImageCacheStore`` for the layout). ``imageFile`` holds integers, not dates, because it is
 /// compared for exact equality with `stat`.
-struct CacheEntryMetadata: Codable, Sendable, Equatable {
+struct CacheEntryMetadata: Sendable, Equatable {
     /// The layout version this code writes. Metadata with any other version is treated as absent,
     /// so a future layout change can never be misread as today's.
     static let currentFormatVersion = 1
@@ -22,8 +22,8 @@ struct CacheEntryMetadata: Codable, Sendable, Equatable {
     var contentType: String?
     /// The image's length in bytes.
     var byteCount: Int
-    /// The SHA-256 of the image bytes, 64 lowercase hex digits.
-    var sha256: String
+    /// What tells these bytes from a damaged or replaced file.
+    var checksum: ContentChecksum
     /// The `ETag` response header, verbatim, for `If-None-Match`.
     var etag: String?
     /// The `Last-Modified` response header, verbatim, for `If-Modified-Since`.
@@ -44,7 +44,7 @@ struct CacheEntryMetadata: Codable, Sendable, Equatable {
         localName: String,
         contentType: String?,
         byteCount: Int,
-        sha256: String,
+        checksum: ContentChecksum,
         etag: String?,
         lastModified: String?,
         fetchedAt: Date,
@@ -56,7 +56,7 @@ struct CacheEntryMetadata: Codable, Sendable, Equatable {
         self.localName = localName
         self.contentType = contentType
         self.byteCount = byteCount
-        self.sha256 = sha256
+        self.checksum = checksum
         self.etag = etag
         self.lastModified = lastModified
         self.fetchedAt = fetchedAt

@@ -2,7 +2,7 @@
 ///
 /// Two levels of checking: ``inspect(_:expectedURL:)`` compares the image file's size, inode and
 /// modification time with the fingerprint recorded at write time (one `stat`, no reading), and
-/// ``verifiedBytes(of:)`` reads the bytes and compares their SHA-256. Nothing is ever served on
+/// ``verifiedBytes(of:)`` reads the bytes and compares their checksum. Nothing is ever served on
 /// the strength of the first alone.
 struct CacheEntryReader: Sendable {
     let layout: CacheFileLayout
@@ -39,11 +39,11 @@ struct CacheEntryReader: Sendable {
     }
 
     /// The image's bytes and the status of the file they were read from, when their length and
-    /// SHA-256 match the metadata; nil otherwise.
+    /// checksum match the metadata; nil otherwise.
     func verifiedBytes(of metadata: CacheEntryMetadata) -> (bytes: [UInt8], status: FileStatus)? {
         guard let file = CacheFileSystem.readFile(at: layout.imagePath(metadata.localName)),
               file.bytes.count == metadata.byteCount,
-              CacheContentDigest.sha256Hex(file.bytes) == metadata.sha256 else { return nil }
+              metadata.checksum.matches(file.bytes) else { return nil }
         return file
     }
 }

@@ -23,13 +23,13 @@ struct CacheIndexLineParser {
     /// The keys a record may have; each one's bit marks it seen.
     private enum Key: Int {
         case byteCount, contentType, etag, fetchedAt, formatVersion, imageFile, lastModified, lastUsedAt
-        case localName, sha256, url, removed, used
+        case localName, sha256, xxh64, url, removed, used
         case inode, modifiedAtNanoseconds, size
 
         /// Each key's name, by raw value.
         static let names: [[UInt8]] = [
             "byteCount", "contentType", "etag", "fetchedAt", "formatVersion", "imageFile", "lastModified",
-            "lastUsedAt", "localName", "sha256", "url", "removed", "used", "inode", "modifiedAtNanoseconds", "size",
+            "lastUsedAt", "localName", "sha256", "xxh64", "url", "removed", "used", "inode", "modifiedAtNanoseconds", "size",
         ].map { Array($0.utf8) }
 
         /// The key these bytes name: compared as bytes, since making a `String` of each of a
@@ -47,7 +47,8 @@ struct CacheIndexLineParser {
 
     private mutating func record() -> CacheIndexRecord? {
         var seen = 0
-        var (url, localName, sha256, removed, used): (String?, String?, String?, String?, String?)
+        var (url, localName, removed, used): (String?, String?, String?, String?)
+        var checksum: ContentChecksum?
         var (contentType, etag, lastModified): (String?, String?, String?)
         var (byteCount, formatVersion): (Int?, Int?)
         var (fetchedAt, lastUsedAt): (Double?, Double?)
@@ -66,7 +67,8 @@ struct CacheIndexLineParser {
             case .lastModified: guard optionalString(into: &lastModified) else { return nil }
             case .url: url = string()
             case .localName: localName = string()
-            case .sha256: sha256 = string()
+            case .sha256: checksum = string().map { .sha256($0) }
+            case .xxh64: checksum = hexWord().map { .xxh64($0) }
             case .removed: removed = string()
             case .used: used = string()
             case .imageFile: file = imageFile()
@@ -81,13 +83,31 @@ struct CacheIndexLineParser {
         if seen == Key.used.bit | Key.lastUsedAt.bit, let used, let lastUsedAt {
             return .used(localName: used, at: Date(timeIntervalSince1970: lastUsedAt))
         }
-        guard seen & (Key.removed.bit | Key.used.bit) == 0, formatVersion == CacheEntryMetadata.currentFormatVersion,
-              let file, let url, let localName, let sha256, let byteCount, let fetchedAt, let lastUsedAt else { return nil }
+        guard seen & (Key.removed.bit | Key.used.bit) == 0, seen & (Key.sha256.bit | Key.xxh64.bit) != Key.sha256.bit | Key.xxh64.bit,
+              formatVersion == CacheEntryMetadata.currentFormatVersion,
+              let file, let url, let localName, let checksum, let byteCount, let fetchedAt, let lastUsedAt else { return nil }
         return .entry(CacheEntryMetadata(
             url: url, localName: localName, contentType: contentType, byteCount: byteCount,
-            sha256: sha256, etag: etag, lastModified: lastModified,
+            checksum: checksum, etag: etag, lastModified: lastModified,
             fetchedAt: Date(timeIntervalSince1970: fetchedAt), lastUsedAt: Date(timeIntervalSince1970: lastUsedAt),
             imageFile: file))
+    }
+
+    /// A string of 16 lowercase hex digits, as a number; nil for anything else.
+    private mutating func hexWord() -> UInt64? {
+        guard take(UInt8(ascii: "\"")), index + 17 <= bytes.count, bytes[index + 16] == UInt8(ascii: "\"") else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes[index..<(index + 16)] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        index += 17
+        return value
     }
 
     /// A string or `null` into `value`; false for anything else.

@@ -134,8 +134,11 @@ enum CacheIndexRecord: Equatable {
         if let lastModified = metadata.lastModified { out.field("lastModified", string: lastModified) }
         out.field("lastUsedAt", number: seconds(metadata.lastUsedAt))
         out.field("localName", string: metadata.localName)
-        out.field("sha256", string: metadata.sha256)
+        let checksum = metadata.checksum.field
+        // In the keys' order: "sha256" sorts before "url", "xxh64" after it.
+        if checksum.name < "url" { out.field(checksum.name, string: checksum.value) }
         out.field("url", string: metadata.url)
+        if checksum.name > "url" { out.field(checksum.name, string: checksum.value) }
     }
 
     private static func metadata(from fields: [String: JSONValue]) -> CacheEntryMetadata? {
@@ -144,7 +147,7 @@ enum CacheIndexRecord: Equatable {
               let size = file["size"]?.int, let modified = file["modifiedAtNanoseconds"]?.int64,
               let inode = file["inode"]?.uint64,
               let url = fields["url"]?.string, let localName = fields["localName"]?.string,
-              let byteCount = fields["byteCount"]?.int, let sha256 = fields["sha256"]?.string,
+              let byteCount = fields["byteCount"]?.int, let checksum = Self.checksum(in: fields),
               let fetchedAt = fields["fetchedAt"]?.double, let lastUsedAt = fields["lastUsedAt"]?.double,
               let contentType = fields["contentType"].optionalString,
               let etag = fields["etag"].optionalString,
@@ -152,9 +155,18 @@ enum CacheIndexRecord: Equatable {
         else { return nil }
         return CacheEntryMetadata(
             formatVersion: version, url: url, localName: localName, contentType: contentType, byteCount: byteCount,
-            sha256: sha256, etag: etag, lastModified: lastModified,
+            checksum: checksum, etag: etag, lastModified: lastModified,
             fetchedAt: Date(timeIntervalSince1970: fetchedAt), lastUsedAt: Date(timeIntervalSince1970: lastUsedAt),
             imageFile: ImageFileFingerprint(size: size, modifiedAtNanoseconds: modified, inode: inode))
+    }
+
+    /// The record's checksum: exactly one of its `xxh64` and `sha256` fields.
+    private static func checksum(in fields: [String: JSONValue]) -> ContentChecksum? {
+        switch (fields["xxh64"], fields["sha256"]) {
+        case (let field?, nil): field.string.flatMap { ContentChecksum(field: "xxh64", value: $0) }
+        case (nil, let field?): field.string.flatMap { ContentChecksum(field: "sha256", value: $0) }
+        default: nil
+        }
     }
 
     /// `date` as it will read back from the index. A `Date` counts from 2001, JSON from 1970,

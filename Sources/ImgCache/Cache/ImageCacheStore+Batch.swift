@@ -39,7 +39,7 @@ extension ImageCacheStore {
         }
         struct Staged {
             let localName: String
-            let sha256: String
+            let checksum: ContentChecksum
             let file: StagedImageFile?
         }
         var results = [Result<CacheEntryMetadata, any Error>?](repeating: nil, count: images.count)
@@ -52,7 +52,7 @@ extension ImageCacheStore {
             // A failure here (a folder that cannot be made) is met again, as this image's own, by
             // `place` under the lock.
             let file = (try? stage(image.bytes, localName: localName)) ?? nil
-            staged.append((position, Staged(localName: localName, sha256: CacheContentDigest.sha256Hex(image.bytes), file: file)))
+            staged.append((position, Staged(localName: localName, checksum: ContentChecksum(of: image.bytes), file: file)))
         }
 
         do {
@@ -67,7 +67,7 @@ extension ImageCacheStore {
                         let status = try place(item.file, bytes: image.bytes, localName: item.localName)
                         let metadata = CacheEntryMetadata(
                             url: image.url.serializedWithoutFragment, localName: item.localName,
-                            contentType: image.contentType, byteCount: image.bytes.count, sha256: item.sha256,
+                            contentType: image.contentType, byteCount: image.bytes.count, checksum: item.checksum,
                             etag: image.etag, lastModified: image.lastModified,
                             fetchedAt: time, lastUsedAt: time, imageFile: status.fingerprint)
                         if naming.localName(for: image.url) == nil, let old = session.superseded(url: metadata.url, by: item.localName) {

@@ -49,7 +49,7 @@ extension ImageCacheStore {
             // Evicting everything else would not make room, so evict nothing.
             throw ImageCacheError.largerThanCache(url: urlString, byteCount: bytes.count, maxTotalBytes: cap)
         }
-        let sha256 = CacheContentDigest.sha256Hex(bytes)
+        let checksum = ContentChecksum(of: bytes)
         let imagePath = layout.imagePath(localName)
         let staged = try stage(bytes, localName: localName)
 
@@ -58,7 +58,7 @@ extension ImageCacheStore {
             let time = CacheIndexRecord.storable(now)
             let metadata = CacheEntryMetadata(
                 url: urlString, localName: localName, contentType: contentType,
-                byteCount: bytes.count, sha256: sha256, etag: etag, lastModified: lastModified,
+                byteCount: bytes.count, checksum: checksum, etag: etag, lastModified: lastModified,
                 fetchedAt: time, lastUsedAt: time, imageFile: image.fingerprint
             )
             let superseded = naming.localName(for: url) == nil ? session.superseded(url: urlString, by: localName) : nil

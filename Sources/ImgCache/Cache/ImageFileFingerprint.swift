@@ -4,7 +4,7 @@
 /// Images are only ever replaced by renaming a new file over the old one, never edited in place,
 /// so a replaced image has a new inode and (almost always) a new modification time, and a
 /// truncated one has a new size. Comparing these three costs one `stat`, which is what lets a warm
-/// lookup skip hashing the bytes. The SHA-256 in ``CacheEntryMetadata/sha256`` stays the authority:
+/// lookup skip hashing the bytes. The checksum in ``CacheEntryMetadata/checksum`` stays the authority:
 /// a fingerprint that no longer matches is re-checked against it (see
 /// ``ImageCacheStore/lookup(_:now:)``), and bytes are hashed before they are served.
 struct ImageFileFingerprint: Codable, Sendable, Hashable {

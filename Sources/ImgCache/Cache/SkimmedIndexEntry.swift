@@ -87,7 +87,7 @@ struct SkimmedIndexEntry {
         // "lastUsedAt":<number> just before the local name
         guard let nameKey = find(localNameKey, in: line, from: position),
               let lastUsed = number(before: nameKey, key: lastUsedAtKey, in: line) else { return nil }
-        // "localName":"<name>", then the url last
+        // "localName":"<name>", then the url (and an XXH64 after it)
         let nameStart = nameKey + localNameKey.count
         var nameEnd = nameStart
         while nameEnd < line.count, line[nameEnd] != UInt8(ascii: "\"") { nameEnd += 1 }

@@ -8,10 +8,11 @@ private let nameB = String(repeating: "b0", count: 32) + ".gif"
 
 @Suite("Cache index records")
 struct CacheIndexRecordTests {
-    private func sample(url: String = "https://example.com/a b/\"quoted\"\\é\u{1}\n🙂.png", etag: String? = "W/\"x\"") -> CacheEntryMetadata {
+    private func sample(url: String = "https://example.com/a b/\"quoted\"\\é\u{1}\n🙂.png", etag: String? = "W/\"x\"",
+                        checksum: ContentChecksum = .xxh64(0x0012_3456_789A_BCDE)) -> CacheEntryMetadata {
         CacheEntryMetadata(
             url: url, localName: nameA, contentType: "image/png", byteCount: 1234,
-            sha256: String(repeating: "ab", count: 32), etag: etag, lastModified: nil,
+            checksum: checksum, etag: etag, lastModified: nil,
             fetchedAt: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_869.3455696)),
             lastUsedAt: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_900.125)),
             imageFile: ImageFileFingerprint(size: 1234, modifiedAtNanoseconds: 1_795_366_869_345_742_786, inode: UInt64.max - 7))
@@ -21,6 +22,7 @@ struct CacheIndexRecordTests {
     func roundTrip() throws {
         let records: [CacheIndexRecord] = [
             .entry(sample()),
+            .entry(sample(checksum: .sha256(String(repeating: "ab", count: 32)))),
             .used(localName: nameA, at: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_999.5))),
             .removed(localName: nameA),
         ]
@@ -47,7 +49,11 @@ struct CacheIndexRecordTests {
                            ("\"formatVersion\":1", "\"formatVersion\":2"),
                            ("\"contentType\":\"image/png\"", "\"contentType\":true"),
                            ("\"size\":1234", "\"size\":12.5"),
-                           ("\"sha256\"", "\"sha-256\"")] {
+                           ("\"xxh64\"", "\"xxh-64\""),
+                           ("\"xxh64\":\"00123456789abcde\"", "\"xxh64\":\"00123456789ABCDE\""),
+                           ("\"xxh64\":\"00123456789abcde\"", "\"xxh64\":\"123456789abcde\""),
+                           ("\"xxh64\":\"00123456789abcde\"", "\"xxh64\":5124095576030430"),
+                           ("\"xxh64\":\"00123456789abcde\"", "\"xxh64\":\"00123456789abcde\",\"sha256\":\"ab\"")] {
             #expect(text.contains(from))
             #expect(CacheIndexRecord.decode(Array(text.replacingOccurrences(of: from, with: to).utf8)[...]) == nil, "\(to)")
         }
@@ -72,16 +78,19 @@ struct CacheIndexRecordTests {
 struct CacheIndexLineParserTests {
     static func records() -> [CacheIndexRecord] {
         let time = CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_869.3455696))
-        func entry(url: String, type: String?, etag: String?, modified: String?) -> CacheIndexRecord {
+        func entry(url: String, type: String?, etag: String?, modified: String?,
+                   checksum: ContentChecksum = .xxh64(0xFEDC_BA98_7654_3210)) -> CacheIndexRecord {
             .entry(CacheEntryMetadata(
                 url: url, localName: String(repeating: "3f", count: 32) + ".png", contentType: type, byteCount: 21_345,
-                sha256: String(repeating: "ab", count: 32), etag: etag, lastModified: modified, fetchedAt: time,
+                checksum: checksum, etag: etag, lastModified: modified, fetchedAt: time,
                 lastUsedAt: time + 60, imageFile: ImageFileFingerprint(size: 21_345, modifiedAtNanoseconds: 1_795_366_869_345_742_786, inode: 4_821_113)))
         }
         return [
             entry(url: "http://127.0.0.1:8080/assets/a.png", type: "image/png", etag: "\"6560f5a2-5361\"", modified: "Wed, 21 Oct 2015 07:28:00 GMT"),
             entry(url: "https://example.com/a b/\"q\"\\é\u{1}\n🙂.png", type: nil, etag: "W/\"x\"", modified: nil),
             entry(url: "https://example.com/p.gif", type: "image/gif", etag: nil, modified: nil),
+            entry(url: "https://example.com/old.gif", type: "image/gif", etag: nil, modified: nil,
+                  checksum: .sha256(String(repeating: "ab", count: 32))),
             .used(localName: nameB, at: time),
             .removed(localName: nameB),
         ]
@@ -167,7 +176,7 @@ struct SkimmedIndexEntryTests {
     private func metadata(url: String, etag: String?, inode: UInt64) -> CacheEntryMetadata {
         CacheEntryMetadata(
             url: url, localName: nameB, contentType: "image/gif", byteCount: 98_765,
-            sha256: String(repeating: "cd", count: 32), etag: etag, lastModified: "Mon, 23 Nov 2026 16:25:56 GMT",
+            checksum: .xxh64(0x0F0E_0D0C_0B0A_0908), etag: etag, lastModified: "Mon, 23 Nov 2026 16:25:56 GMT",
             fetchedAt: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_869.3455696)),
             lastUsedAt: CacheIndexRecord.storable(Date(timeIntervalSince1970: 1_795_366_900.125)),
             imageFile: ImageFileFingerprint(size: 98_765, modifiedAtNanoseconds: 1_795_366_869_345_742_786, inode: inode))

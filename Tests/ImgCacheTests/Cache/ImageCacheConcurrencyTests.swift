@@ -33,7 +33,7 @@ struct ImageCacheConcurrencyTests {
                             wrongReads.increment()
                         }
                         if let metadata = store.lookup(CacheTestData.url(other)).metadata,
-                           metadata.sha256 != CacheContentDigest.sha256Hex(Self.bytes(for: other)) {
+                           !metadata.checksum.matches(Self.bytes(for: other)) {
                             wrongReads.increment()
                         }
                     }

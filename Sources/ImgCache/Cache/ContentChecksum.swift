@@ -1,0 +1,57 @@
+/// What the index keeps of an image's bytes, to tell the file the cache wrote from one that was
+/// cut short or changed since (``CacheEntryReader`` checks it before handing bytes out).
+///
+/// New entries get an XXH64: the check is against torn writes and other programs, not against
+/// an attacker (whoever can change the files can change the index beside them), and XXH64 costs
+/// a fraction of the SHA-256 that entries written before it still carry.
+enum ContentChecksum: Sendable, Equatable {
+    /// The XXH64 of the bytes, written `"xxh64":"<16 hex digits>"`.
+    case xxh64(UInt64)
+    /// The SHA-256 of the bytes as 64 lowercase hex digits, written `"sha256":"…"`: entries
+    /// stored before XXH64 replaced it.
+    case sha256(String)
+
+    /// The checksum a new entry with these bytes gets.
+    init(of bytes: [UInt8]) {
+        self = .xxh64(XXH64.hash(bytes))
+    }
+
+    /// Whether `bytes` are the bytes this checksum was made of.
+    func matches(_ bytes: [UInt8]) -> Bool {
+        switch self {
+        case .xxh64(let value): XXH64.hash(bytes) == value
+        case .sha256(let hex): CacheContentDigest.sha256Hex(bytes) == hex
+        }
+    }
+
+    /// The index field it is written as, and its value.
+    var field: (name: String, value: String) {
+        switch self {
+        case .xxh64(let value): ("xxh64", Self.hex(value))
+        case .sha256(let hex): ("sha256", hex)
+        }
+    }
+
+    /// The checksum an index field holds; nil for a malformed value.
+    init?(field name: String, value: String) {
+        switch name {
+        case "xxh64":
+            guard value.utf8.count == 16, value.utf8.allSatisfy(Self.isLowercaseHexDigit),
+                  let parsed = UInt64(value, radix: 16) else { return nil }
+            self = .xxh64(parsed)
+        case "sha256":
+            self = .sha256(value)
+        default:
+            return nil
+        }
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.utf8.count) + digits
+    }
+
+    private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+    }
+}
