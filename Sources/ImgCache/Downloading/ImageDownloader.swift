@@ -66,7 +66,7 @@ final class ImageDownloader: Sendable {
         let originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
         self.originLimits = originLimits
         self.exchange = HTTPExchange(transport: transport, policy: .image(policy), observe: { version, url in
-            originLimits.observe(version, from: OriginLimits.origin(of: url))
+            originLimits.observe(version, from: Origin(url))
         })
         self.taskStarter = transport as? any TaskStartingTransport
         self.onEvent = onEvent
@@ -86,11 +86,11 @@ final class ImageDownloader: Sendable {
     func fetch(_ url: BrowserURL) async -> DownloadOutcome {
         let isCancelled = Task.isCancelled
         return await withCheckedContinuation { continuation in
-            start(url, knownLookup: nil, isCancelled: isCancelled) { continuation.resume(returning: $0) }
+            start(url, knownLookup: nil, hostLimit: nil, isCancelled: isCancelled) { continuation.resume(returning: $0) }
         }
     }
 
-    /// How ``start(_:knownLookup:preCounted:callerGaveUp:isCancelled:then:)`` went.
+    /// How ``start(_:knownLookup:hostLimit:preCounted:callerGaveUp:isCancelled:then:)`` went.
     private enum Start {
         case started
         /// The URL is being fetched already: its outcome is this fetch's.
@@ -104,12 +104,13 @@ final class ImageDownloader: Sendable {
     ///
     /// - Parameters:
     ///   - knownLookup: the cache lookup of `url`, when ``fetchAll(_:)`` just did it.
+    ///   - hostLimit: the semaphore of `url`'s origin, when the caller has it at hand.
     ///   - preCounted: the outstanding count already includes this URL (``fetchAll(_:)`` counts
     ///     its queue up front); the count is then handed over to the fetch, or given back.
     ///   - callerGaveUp: set when the caller that started the fetch is cancelled; a fetch still
     ///     waiting for a request slot then ends as cancelled instead of sending its request.
     ///   - isCancelled: whether the caller is cancelled, in which case nothing new is started.
-    private func start(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool = false,
+    private func start(_ url: BrowserURL, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?, preCounted: Bool = false,
                        callerGaveUp: CancellationFlag? = nil, isCancelled: Bool,
                        then done: @escaping @Sendable (DownloadOutcome) -> Void) {
         let key = url.serializedWithoutFragment
@@ -122,7 +123,8 @@ final class ImageDownloader: Sendable {
             // A task of its own, so that a caller giving up does not end a fetch others wait for.
             // The fetch leaves the table when it ends, after it entered it (both under the lock).
             let work: @Sendable () async -> Void = {
-                await self.load(url, knownLookup: lookup, preCounted: preCounted, callerGaveUp: callerGaveUp) { outcome in
+                await self.load(url, knownLookup: lookup, hostLimit: hostLimit, preCounted: preCounted,
+                                callerGaveUp: callerGaveUp) { outcome in
                     self.settle(key, with: outcome)
                 }
             }
@@ -191,27 +193,29 @@ final class ImageDownloader: Sendable {
         guard !remaining.isEmpty else { return outcomes.compactMap { $0 } }
         counter.add(remaining.count { known[$0] != nil })
 
-        var queue = OriginQueue(remaining.map { (index: $0, origin: OriginLimits.origin(of: urls[$0])) })
+        var queue = OriginQueue(remaining.map { (index: $0, origin: Origin(urls[$0])) })
+        // By the queue's origin numbers.
+        let hostLimits = queue.origins.map { originLimits.semaphore(for: $0) }
         let gaveUp = CancellationFlag()
         // The fetches run in tasks of their own (see `start`), which leave their outcomes here:
         // no task of this call's per image, and one wake-up per burst of images that end together.
-        let ended = OutcomeMailbox<(index: Int, origin: String, outcome: DownloadOutcome)>()
+        let ended = OutcomeMailbox<(index: Int, origin: Int, outcome: DownloadOutcome)>()
         var running = 0
         func startWhatFits() {
             // A little over the limits: an image being written to the cache holds a place here
             // but no longer a request slot (the semaphores in `load` keep the network limits
             // exactly), so the next request goes out while it is written.
             let room = policy.concurrency + storeHeadroom(policy.concurrency) - running
-            let limit = { (origin: String) in
-                let network = self.originLimits.limit(for: origin)
+            let limit = { (origin: Int) in
+                let network = hostLimits[origin].currentLimit
                 return network + self.storeHeadroom(network)
             }
             let isCancelled = Task.isCancelled
             for (index, origin) in queue.next(room: room, limit: limit) {
                 let lookup = known[index]
                 running += 1
-                start(urls[index], knownLookup: lookup, preCounted: lookup != nil, callerGaveUp: gaveUp,
-                      isCancelled: isCancelled) { ended.deliver((index, origin, $0)) }
+                start(urls[index], knownLookup: lookup, hostLimit: hostLimits[origin], preCounted: lookup != nil,
+                      callerGaveUp: gaveUp, isCancelled: isCancelled) { ended.deliver((index, origin, $0)) }
             }
         }
         func settle(_ index: Int, _ outcome: DownloadOutcome) {
@@ -289,13 +293,13 @@ final class ImageDownloader: Sendable {
     /// HTTP/1.1 one until their own first response: over HTTP/2 with 50 ms round trips, one round
     /// trip sooner at full speed.
     func noteHTTPVersion(_ version: HTTPVersion?, forOriginOf url: BrowserURL) {
-        originLimits.observe(version, from: OriginLimits.origin(of: url))
+        originLimits.observe(version, from: Origin(url))
     }
 
     /// How many requests the origin of `url` may have in flight now: ``DownloadPolicy/perHostStreams``
     /// once it has answered over HTTP/2, ``DownloadPolicy/perHostConcurrency`` until then.
     func currentLimit(forOriginOf url: BrowserURL) -> Int {
-        originLimits.limit(for: OriginLimits.origin(of: url))
+        originLimits.limit(for: Origin(url))
     }
 
     // MARK: - One image
@@ -303,17 +307,18 @@ final class ImageDownloader: Sendable {
     /// Fetches one image and calls `end` with its outcome, exactly once: before returning, or
     /// later from the cache writer for an image handed to it (the task need not wait for the
     /// write, nor be woken when it is done).
-    private func load(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool, callerGaveUp: CancellationFlag?,
-                      end: @escaping @Sendable (DownloadOutcome) -> Void) async {
-        if let outcome = await loadOrHandToWriter(url, knownLookup: knownLookup, preCounted: preCounted,
+    private func load(_ url: BrowserURL, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?, preCounted: Bool,
+                      callerGaveUp: CancellationFlag?, end: @escaping @Sendable (DownloadOutcome) -> Void) async {
+        if let outcome = await loadOrHandToWriter(url, knownLookup: knownLookup, hostLimit: hostLimit, preCounted: preCounted,
                                                   callerGaveUp: callerGaveUp, stored: end) {
             end(outcome)
         }
     }
 
-    /// ``load(_:knownLookup:preCounted:callerGaveUp:end:)``'s work: the outcome, or nil when the
-    /// image went to the cache writer, which calls `stored` with it.
-    private func loadOrHandToWriter(_ url: BrowserURL, knownLookup: CacheLookup?, preCounted: Bool, callerGaveUp: CancellationFlag?,
+    /// ``load(_:knownLookup:hostLimit:preCounted:callerGaveUp:end:)``'s work: the outcome, or nil
+    /// when the image went to the cache writer, which calls `stored` with it.
+    private func loadOrHandToWriter(_ url: BrowserURL, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?,
+                                    preCounted: Bool, callerGaveUp: CancellationFlag?,
                                     stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
         // Whether this image holds a unit of the outstanding count: one counted up front is held from
         // the start, otherwise one is taken when the network is needed. Given back however this
@@ -351,7 +356,7 @@ final class ImageDownloader: Sendable {
             counted = true
         }
         onEvent?(.started(url: urlString, localName: localName))
-        let hostLimit = originLimits.semaphore(for: OriginLimits.origin(of: url))
+        let hostLimit = hostLimit ?? originLimits.semaphore(for: Origin(url))
         await hostLimit.wait()
         await globalLimit.wait()
         if callerGaveUp?.isSet == true {

@@ -8,39 +8,33 @@
 /// requests end. The transport keeps to the server's own `SETTINGS_MAX_CONCURRENT_STREAMS`
 /// underneath: AsyncHTTPClient and URLSession queue what the server does not accept yet.
 final class OriginLimits: Sendable {
-    private struct Origin {
+    private struct Entry {
         let semaphore: AsyncSemaphore
         var version: HTTPVersion?
     }
 
     private let http1Limit: Int
     private let multiplexedLimit: Int
-    private let origins = ThreadLocked<[String: Origin]>([:])
+    private let origins = ThreadLocked<[Origin: Entry]>([:])
 
     init(http1Limit: Int, multiplexedLimit: Int) {
         self.http1Limit = max(1, http1Limit)
         self.multiplexedLimit = max(1, multiplexedLimit)
     }
 
-    /// The key requests to `url` are limited under: `https://host:443`.
-    static func origin(of url: BrowserURL) -> String {
-        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
-        return "\(url.scheme)://\(url.host ?? ""):\(port)"
-    }
-
     /// The semaphore requests to `origin` wait on.
-    func semaphore(for origin: String) -> AsyncSemaphore {
+    func semaphore(for origin: Origin) -> AsyncSemaphore {
         origins.withLock { origins in
             if let existing = origins[origin] { return existing.semaphore }
             let semaphore = AsyncSemaphore(value: http1Limit)
-            origins[origin] = Origin(semaphore: semaphore, version: nil)
+            origins[origin] = Entry(semaphore: semaphore, version: nil)
             return semaphore
         }
     }
 
     /// Records the HTTP version `origin` answered with, adapting its limit when it changed. An
     /// unknown version (a transport that cannot tell) changes nothing.
-    func observe(_ version: HTTPVersion?, from origin: String) {
+    func observe(_ version: HTTPVersion?, from origin: Origin) {
         guard let version else { return }
         let changed: AsyncSemaphore? = origins.withLock { origins in
             guard let current = origins[origin], current.version != version else { return nil }
@@ -51,7 +45,7 @@ final class OriginLimits: Sendable {
     }
 
     /// The limit in force for `origin` now (for tests and diagnostics).
-    func limit(for origin: String) -> Int {
+    func limit(for origin: Origin) -> Int {
         semaphore(for: origin).currentLimit
     }
 }

@@ -6,8 +6,9 @@ import Testing
 struct OriginLimitsTests {
     @Test func anOriginStartsAtTheHTTP1LimitAndRisesOnAnHTTP2Answer() {
         let limits = OriginLimits(http1Limit: 6, multiplexedLimit: 100)
-        let origin = OriginLimits.origin(of: BrowserURL("https://cdn.example/a.png")!)
-        #expect(origin == "https://cdn.example:443")
+        let origin = Origin(BrowserURL("https://cdn.example/a.png")!)
+        #expect(origin.description == "https://cdn.example:443")
+        #expect(origin == Origin(BrowserURL("HTTPS://CDN.example:443/b.gif")!), "the same origin, however the URL spells it")
         #expect(limits.limit(for: origin) == 6)
         limits.observe(.http2, from: origin)
         #expect(limits.limit(for: origin) == 100)
@@ -19,9 +20,9 @@ struct OriginLimitsTests {
 
     @Test func originsAreSchemeHostAndPort() {
         let limits = OriginLimits(http1Limit: 2, multiplexedLimit: 50)
-        let secure = OriginLimits.origin(of: BrowserURL("https://cdn.example/a.png")!)
-        let plain = OriginLimits.origin(of: BrowserURL("http://cdn.example/a.png")!)
-        let otherPort = OriginLimits.origin(of: BrowserURL("https://cdn.example:8443/a.png")!)
+        let secure = Origin(BrowserURL("https://cdn.example/a.png")!)
+        let plain = Origin(BrowserURL("http://cdn.example/a.png")!)
+        let otherPort = Origin(BrowserURL("https://cdn.example:8443/a.png")!)
         #expect(Set([secure, plain, otherPort]).count == 3)
         limits.observe(.http2, from: secure)
         #expect(limits.limit(for: plain) == 2)
@@ -76,4 +77,27 @@ private final class Counter: Sendable {
     private let count = ThreadLocked(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
+}
+
+/// Which waiting images a `fetchAll` starts next.
+@Suite("Origin queue")
+struct OriginQueueTests {
+    private static func origin(_ text: String) -> Origin { Origin(BrowserURL(text)!) }
+
+    @Test("origins take turns in the order they first appear, each in page order and within its own limit; drain gives the rest")
+    func turnsLimitsAndDrain() {
+        let a = Self.origin("https://a.example/"), b = Self.origin("http://b.example/"), c = Self.origin("https://a.example:8443/")
+        var queue = OriginQueue([(0, a), (1, a), (2, b), (3, a), (4, c), (5, b), (6, a)])
+        #expect(queue.origins == [a, b, c])
+        let limits = [2, 1, 5]
+        let first = queue.next(room: 10, limit: { limits[$0] })
+        #expect(first.map(\.index) == [0, 2, 4, 1], "a, b, c, then a again: b and c are at their limits or empty")
+        #expect(queue.next(room: 10, limit: { limits[$0] }).isEmpty, "nothing more fits")
+        queue.finished(0)
+        #expect(queue.next(room: 10, limit: { limits[$0] }).map(\.index) == [3])
+        queue.finished(1)
+        #expect(queue.next(room: 1, limit: { limits[$0] }).map(\.index) == [5], "a is at its limit")
+        #expect(queue.drain() == [6])
+        #expect(queue.next(room: 10, limit: { _ in 100 }).isEmpty)
+    }
 }
