@@ -17,6 +17,9 @@ struct ImageToStore: Sendable {
     var lastModified: String?
     /// The format the downloader read off the bytes, so that the store need not read it again.
     var format: ImageFormat? = nil
+    /// The name the URL gives the image (`LocalImageNaming.localName(for:)`), when the downloader
+    /// already has it, so that the store need not make it again.
+    var urlName: String? = nil
 }
 
 extension ImageCacheStore {
@@ -33,7 +36,7 @@ extension ImageCacheStore {
             return images.map { image in
                 Result {
                     try storeEntry(image.bytes, for: image.url, contentType: image.contentType, etag: image.etag,
-                                   lastModified: image.lastModified, format: image.format, now: now)
+                                   lastModified: image.lastModified, format: image.format, urlName: image.urlName, now: now)
                 }
             }
         }
@@ -45,7 +48,7 @@ extension ImageCacheStore {
         var results = [Result<CacheEntryMetadata, any Error>?](repeating: nil, count: images.count)
         var staged: [(position: Int, item: Staged)] = []
         for (position, image) in images.enumerated() {
-            guard let localName = storageName(for: image.url, bytes: image.bytes, format: image.format) else {
+            guard let localName = storageName(for: image.url, bytes: image.bytes, format: image.format, urlName: image.urlName) else {
                 results[position] = .failure(ImageCacheError.noLocalName(url: image.url.serializedWithoutFragment))
                 continue
             }

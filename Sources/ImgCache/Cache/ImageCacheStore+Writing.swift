@@ -39,12 +39,13 @@ extension ImageCacheStore {
     }
 
     /// ``store(_:for:contentType:etag:lastModified:now:)`` giving the index record; `format`: the
-    /// bytes' format, when it was already read.
+    /// bytes' format, when it was already read; `urlName`: the name the URL gives the image, when
+    /// the caller has it.
     @discardableResult
     func storeEntry(_ bytes: [UInt8], for url: BrowserURL, contentType: String?, etag: String?, lastModified: String?,
-                    format: ImageFormat? = nil, now: Date = Date()) throws -> CacheEntryMetadata {
+                    format: ImageFormat? = nil, urlName: String? = nil, now: Date = Date()) throws -> CacheEntryMetadata {
         let urlString = url.serializedWithoutFragment
-        guard let localName = storageName(for: url, bytes: bytes, format: format) else { throw ImageCacheError.noLocalName(url: urlString) }
+        guard let localName = storageName(for: url, bytes: bytes, format: format, urlName: urlName) else { throw ImageCacheError.noLocalName(url: urlString) }
         if let cap = policy.maxTotalBytes, bytes.count > cap {
             // Evicting everything else would not make room, so evict nothing.
             throw ImageCacheError.largerThanCache(url: urlString, byteCount: bytes.count, maxTotalBytes: cap)

@@ -173,8 +173,8 @@ public final class ImageCacheStore: Sendable {
     /// The name `bytes` are stored under for `url`: the naming's, or for a URL whose path names no
     /// kind of file (``LocalImageNaming/PathKind/untyped``), `SHA-256(url).<the bytes' format>`
     /// (nil when they are no image format, or the path names another kind).
-    func storageName(for url: BrowserURL, bytes: [UInt8], format known: ImageFormat? = nil) -> String? {
-        var name = naming.localName(for: url)
+    func storageName(for url: BrowserURL, bytes: [UInt8], format known: ImageFormat? = nil, urlName: String? = nil) -> String? {
+        var name = urlName ?? naming.localName(for: url)
         if name == nil, url.isHTTP, naming.pathKind(ofHTTPURL: url.serialized) == .untyped, let format = known ?? ImageFormat.detect(bytes) {
             name = naming.localName(for: url, format: format)
         }

@@ -331,7 +331,8 @@ final class ImageDownloader: Sendable {
         }
         // A URL that names no image format gets its name from its bytes: known once they are in
         // (or from the index, for one stored before).
-        var localName = store.naming.localName(for: url) ?? ""
+        let urlName = store.naming.localName(for: url)
+        var localName = urlName ?? ""
         func outcome(_ status: DownloadStatus, _ metadata: CacheEntryMetadata? = nil, failure: DownloadFailure? = nil) -> DownloadOutcome {
             Self.outcome(of: urlString, localName: localName, status, metadata, failure: failure)
         }
@@ -386,7 +387,8 @@ final class ImageDownloader: Sendable {
             counted = false
             writer.store(ImageToStore(
                 bytes: response.body, url: url, contentType: response.header("Content-Type"),
-                etag: response.header("ETag"), lastModified: response.header("Last-Modified"), format: success.format)) { result in
+                etag: response.header("ETag"), lastModified: response.header("Last-Modified"), format: success.format,
+                urlName: urlName)) { result in
                 let outcome = switch result {
                 case .success(let metadata):
                     Self.outcome(of: urlString, localName: name, .downloaded, metadata)
