@@ -84,7 +84,8 @@ struct CurlFirstConnectionTests {
             held.cancel()
             await #expect(throws: CancellationError.self) { try await held.value }
         }
-        #expect(elapsed - stalled < .seconds(2), "took \(elapsed), of which the process was stalled \(stalled)")
+        // Not held until the first request's minute is up; loose, for a machine busy with other tests.
+        #expect(elapsed - stalled < .seconds(20), "took \(elapsed), of which the process was stalled \(stalled)")
 
         let another = Task { try await transport.send(request) }
         try await Task.sleep(for: .milliseconds(200))
