@@ -326,11 +326,10 @@ final class CurlMultiThread: @unchecked Sendable {
         _ = imgcache_curl_easy_setopt_prereq(easy, curlConnected)
         _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
         // HTTP/2 over TLS when the server offers it (ALPN). No CURLOPT_PIPEWAIT: libcurl 7.88 parks
-        // a waiting transfer until one wake-up moves it on, and requests to a fresh https host
-        // that answered HTTP/1.1 were left parked until their deadline (4 of 6 images timed out
-        // "while connecting", in the test suite). Without it a new host's first burst opens a
-        // connection per request, at most the downloader's HTTP/1.1 limit per origin; later
-        // requests share the HTTP/2 connections.
+        // the waiting transfers where their time-outs do not run and moves them on one wake-up at
+        // a time, and on plain http it held each request back until the host's first response had
+        // ended. FirstConnectionGate makes a new https host's burst wait for its first connection
+        // instead.
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         let remaining = request.deadline - ContinuousClock.now
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))

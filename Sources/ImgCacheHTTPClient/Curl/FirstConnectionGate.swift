@@ -5,10 +5,10 @@ import ImgCache
 /// so that they go once it is known whether that connection speaks HTTP/2: then they share it,
 /// instead of opening one each.
 ///
-/// libcurl's own way, `CURLOPT_PIPEWAIT`, parks the waiting transfers inside libcurl, and 7.88
-/// moves them on one wake-up at a time: a burst of images to a fresh HTTP/1.1 https host was left
-/// parked until its deadline ("timed out while connecting", in the test suite). Here the held
-/// transfers are the multi thread's own, released together.
+/// libcurl's own way, `CURLOPT_PIPEWAIT`, parks the waiting transfers inside libcurl, where 7.88
+/// runs none of their time-outs and moves them on one wake-up at a time (and on plain http held
+/// each request back until the host's first response had ended). Here the held transfers are the
+/// multi thread's own: released together, failed at their deadline, cancelled at once.
 ///
 /// Only the multi thread uses it.
 struct FirstConnectionGate {
