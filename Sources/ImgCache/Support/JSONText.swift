@@ -88,9 +88,20 @@ struct JSONText {
 
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        // Most strings (URLs, names, digests) need no escaping: copied in runs between escapes.
+        // Most strings (URLs, names, digests) need no escaping: copied in runs between escapes,
+        // and looked at eight bytes at a time up to the first byte that may need one.
         var runStart = 0
-        for index in 0..<utf8.count {
+        var clean = 0
+        if let base = utf8.baseAddress {
+            while clean + 8 <= utf8.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + clean).loadUnaligned(as: UInt64.self))
+                if word.containsByte(below: 0x20) || word.containsByte(UInt8(ascii: "\"")) || word.containsByte(UInt8(ascii: "\\")) {
+                    break
+                }
+                clean += 8
+            }
+        }
+        for index in clean..<utf8.count {
             let byte = utf8[index]
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))

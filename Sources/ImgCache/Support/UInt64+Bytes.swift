@@ -9,6 +9,13 @@ extension UInt64 {
         return (matched &- 0x0101_0101_0101_0101) & ~matched & 0x8080_8080_8080_8080 != 0
     }
 
+    /// Whether some byte of the word is below `bound`, which is at most 128. (The same borrow as
+    /// ``containsByte(_:)``, from subtracting `bound` from each byte.)
+    @inline(__always)
+    func containsByte(below bound: UInt8) -> Bool {
+        (self &- 0x0101_0101_0101_0101 &* UInt64(bound)) & ~self & 0x8080_8080_8080_8080 != 0
+    }
+
     /// Whether every byte of the word is ASCII (below 0x80).
     @inline(__always)
     var isASCII: Bool { self & 0x8080_8080_8080_8080 == 0 }

@@ -97,9 +97,12 @@ final class CurlTransfer: @unchecked Sendable {
             return true
         }
         let text = line[..<end]
-        if text.starts(with: "HTTP/".utf8) {
+        if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             status = Self.statusCode(text) ?? 0
             headers.removeAll(keepingCapacity: true)
+            // Room for a usual head's fields at once, rather than growing four times.
+            headers.reserveCapacity(16)
             declaredLength = nil
             headReceived = false
             return true
