@@ -223,28 +223,7 @@ private final class RefusingPort: Sendable {
     private let descriptor: Int32
 
     init() throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else {
-            let failure = errno
-            close(fd)
-            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EADDRINUSE)
-        }
-        descriptor = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (descriptor, port) = try loopbackSocket(listeningWithBacklog: nil)
     }
 
     func release() {

@@ -23,29 +23,7 @@ final class ChunkedTestServer: @unchecked Sendable {
 
     init(totalBytes: Int) throws {
         self.totalBytes = totalBytes
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw ServerError.socket(errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
-                bind(fd, sockaddrPointer, length) == 0 && listen(fd, 8) == 0
-                    && getsockname(fd, sockaddrPointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw ServerError.socket(errno)
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try loopbackSocket(listeningWithBacklog: 8)
         let thread = Thread { [self] in serve() }
         thread.start()
     }
@@ -120,10 +98,6 @@ final class ChunkedTestServer: @unchecked Sendable {
             offset += count
         }
         return true
-    }
-
-    enum ServerError: Error {
-        case socket(Int32)
     }
 }
 

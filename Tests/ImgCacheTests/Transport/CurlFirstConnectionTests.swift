@@ -12,34 +12,29 @@ private final class SilentListener {
     private let descriptor: Int32
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        descriptor = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (descriptor, port) = try loopbackSocket(listeningWithBacklog: 64)
     }
 
     deinit { close(descriptor) }
+
+    /// An https URL on the port.
+    var url: String { "https://127.0.0.1:\(port)/a.png" }
 }
 
 /// libcurl holds a burst of requests to a new https host until the first one's connection is up
 /// (so that over HTTP/2 they share it); what is held must still end in time and on cancellation.
 @Suite("libcurl requests held for a host's first connection")
 struct CurlFirstConnectionTests {
+    /// A libcurl transport whose own time-outs (a minute) end nothing before the requests' deadlines.
+    private static func transport() throws -> CurlTransport {
+        try CurlTransport(trust: .system, proxy: .direct, connectTimeout: .seconds(60), readTimeout: .seconds(60), resolvedNames: [:])
+    }
+
     @Test("requests held for a first connection that never comes up end at their own deadlines, not the first one's")
     func heldRequestsKeepTheirDeadlines() async throws {
         let listener = try SilentListener()
-        let transport = try CurlTransport(trust: .system, proxy: .direct, connectTimeout: .seconds(60),
-                                          readTimeout: .seconds(60), resolvedNames: [:])
-        let url = "https://127.0.0.1:\(listener.port)/a.png"
+        let transport = try Self.transport()
+        let url = listener.url
         let first = Task { try await transport.send(TransportRequest(url: url, maxBytes: 1_000, deadline: .now + .seconds(60))) }
         try await Task.sleep(for: .milliseconds(200))
         var results: [Result<TransportResponse, any Error>] = []
@@ -72,9 +67,8 @@ struct CurlFirstConnectionTests {
     @Test("a request held for the first connection ends at once when its caller gives up, and the transport's shutdown ends the rest")
     func heldRequestIsCancelled() async throws {
         let listener = try SilentListener()
-        let transport = try CurlTransport(trust: .system, proxy: .direct, connectTimeout: .seconds(30),
-                                          readTimeout: .seconds(30), resolvedNames: [:])
-        let url = "https://127.0.0.1:\(listener.port)/a.png"
+        let transport = try Self.transport()
+        let url = listener.url
         let request = TransportRequest(url: url, maxBytes: 1_000, deadline: .now + .seconds(60))
         let first = Task { try await transport.send(request) }
         try await Task.sleep(for: .milliseconds(200))
