@@ -68,7 +68,7 @@ struct CacheIndexLineParser {
             case .url: url = string()
             case .localName: localName = string()
             case .sha256: checksum = string().map { .sha256($0) }
-            case .xxh64: checksum = hexWord().map { .xxh64($0) }
+            case .xxh64: checksum = xxh64()
             case .removed: removed = string()
             case .used: used = string()
             case .imageFile: file = imageFile()
@@ -93,21 +93,13 @@ struct CacheIndexLineParser {
             imageFile: file))
     }
 
-    /// A string of 16 lowercase hex digits, as a number; nil for anything else.
-    private mutating func hexWord() -> UInt64? {
-        guard take(UInt8(ascii: "\"")), index + 17 <= bytes.count, bytes[index + 16] == UInt8(ascii: "\"") else { return nil }
-        var value: UInt64 = 0
-        for byte in bytes[index..<(index + 16)] {
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
-            default: return nil
-            }
-            value = value << 4 | UInt64(digit)
-        }
+    /// An XXH64's string of 16 lowercase hex digits, read without making a `String` of it; nil
+    /// for anything else.
+    private mutating func xxh64() -> ContentChecksum? {
+        guard take(UInt8(ascii: "\"")), index + 17 <= bytes.count, bytes[index + 16] == UInt8(ascii: "\""),
+              let checksum = ContentChecksum(xxh64Hex: bytes[index..<(index + 16)]) else { return nil }
         index += 17
-        return value
+        return checksum
     }
 
     /// A string or `null` into `value`; false for anything else.

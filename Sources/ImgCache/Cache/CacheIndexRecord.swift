@@ -163,8 +163,8 @@ enum CacheIndexRecord: Equatable {
     /// The record's checksum: exactly one of its `xxh64` and `sha256` fields.
     private static func checksum(in fields: [String: JSONValue]) -> ContentChecksum? {
         switch (fields["xxh64"], fields["sha256"]) {
-        case (let field?, nil): field.string.flatMap { ContentChecksum(field: "xxh64", value: $0) }
-        case (nil, let field?): field.string.flatMap { ContentChecksum(field: "sha256", value: $0) }
+        case (let field?, nil): field.string.flatMap { ContentChecksum(xxh64Hex: $0.utf8) }
+        case (nil, let field?): field.string.map { .sha256($0) }
         default: nil
         }
     }

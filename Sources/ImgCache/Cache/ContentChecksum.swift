@@ -32,26 +32,25 @@ enum ContentChecksum: Sendable, Equatable {
         }
     }
 
-    /// The checksum an index field holds; nil for a malformed value.
-    init?(field name: String, value: String) {
-        switch name {
-        case "xxh64":
-            guard value.utf8.count == 16, value.utf8.allSatisfy(Self.isLowercaseHexDigit),
-                  let parsed = UInt64(value, radix: 16) else { return nil }
-            self = .xxh64(parsed)
-        case "sha256":
-            self = .sha256(value)
-        default:
-            return nil
+    /// The XXH64 an index field's value holds: exactly 16 lowercase hex digits, as written; nil
+    /// for anything else. Both index readers (the general one and the fast line reader) use it.
+    init?(xxh64Hex digits: some Collection<UInt8>) {
+        guard digits.count == 16 else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
         }
+        self = .xxh64(value)
     }
 
     private static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.utf8.count) + digits
-    }
-
-    private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
     }
 }
