@@ -324,18 +324,8 @@ private struct ScanState {
         return page.count
     }
 
-    /// The offset of the first `<` in `start..<end`, or `end`: eight bytes per step, since style
-    /// sheets and the text between tags run to megabytes.
     private func nextOpeningBracket(from start: Int, before end: Int) -> Int {
-        guard let base = page.baseAddress else { return end }
-        let raw = UnsafeRawPointer(base)
-        var p = start
-        while p + 8 <= end {
-            if raw.loadUnaligned(fromByteOffset: p, as: UInt64.self).containsByte(UInt8(ascii: "<")) { break }
-            p += 8
-        }
-        while p < end, base[p] != UInt8(ascii: "<") { p += 1 }
-        return p
+        page.firstOffset(of: UInt8(ascii: "<"), from: start, before: end)
     }
 }
 

@@ -58,8 +58,7 @@ enum StartTagLexer {
             let first = bytes[i]
             if first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") {
                 let valueStart = i + 1
-                var j = valueStart
-                while j < end, bytes[j] != first { j += 1 }
+                let j = bytes.firstOffset(of: first, from: valueStart, before: end)
                 guard j < end else { return nil }
                 attributes.append(TagAttribute(nameRange: attributeNameRange, valueRange: valueStart..<j, quote: first))
                 i = j + 1

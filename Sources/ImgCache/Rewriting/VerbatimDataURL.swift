@@ -15,10 +15,24 @@ enum VerbatimDataURL {
         return text.withUTF8 { bytes in
             guard bytes.count > prefix.count, bytes[prefix.count] != UInt8(ascii: "/"),
                   bytes.starts(with: prefix) else { return false }
-            for byte in bytes[prefix.count...] {
-                if byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { return false }
+            // Eight bytes per step: inline images run to hundreds of KB.
+            var i = prefix.count
+            let raw = UnsafeRawPointer(bytes.baseAddress!)
+            while i + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if !word.isASCII || word.containsByte(below: 0x21) || word.containsByte(0x7F)
+                    || word.containsByte(UInt8(ascii: "?")) || word.containsByte(UInt8(ascii: "#")) { return false }
+                i += 8
+            }
+            while i < bytes.count {
+                if !isOpaquePathByte(bytes[i]) { return false }
+                i += 1
             }
             return true
         }
+    }
+
+    private static func isOpaquePathByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "?") && byte != UInt8(ascii: "#")
     }
 }

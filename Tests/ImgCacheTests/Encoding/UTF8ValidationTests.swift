@@ -37,6 +37,22 @@ struct UTF8ValidationTests {
         #expect(summary.longSequences == 2)
     }
 
+    @Test("a page is given to libxml2 as it stands only when it is valid and has no NUL, wherever the NUL is")
+    func validWithoutNUL() {
+        let text = Array(String(repeating: "abcdefg中é", count: 8).utf8)
+        #expect(text.withUnsafeBufferPointer { UTF8Validation.isValidWithoutNUL($0) })
+        #expect([UInt8]().withUnsafeBufferPointer { UTF8Validation.isValidWithoutNUL($0) })
+        for position in text.indices where text[position] < 0x80 {
+            var withNUL = text
+            withNUL[position] = 0
+            #expect(withNUL.withUnsafeBufferPointer { UTF8Validation.isValid($0) })
+            #expect(!withNUL.withUnsafeBufferPointer { UTF8Validation.isValidWithoutNUL($0) }, "NUL at \(position)")
+            var invalid = text
+            invalid[position] = 0xFF
+            #expect(!invalid.withUnsafeBufferPointer { UTF8Validation.isValidWithoutNUL($0) }, "0xFF at \(position)")
+        }
+    }
+
     @Test func largeBufferIsFast() {
         var page = [UInt8](repeating: 0x61, count: 16 << 20)
         page.append(contentsOf: Array("中".utf8))

@@ -76,6 +76,19 @@ struct CSSTests {
         #expect(bytes.withUnsafeBufferPointer { ReferenceCollector.mayHoldCSSURL($0, characterReferences: characterReferences) } == mayHold)
     }
 
+    @Test("the words that may hold a URL are found at every offset of longer CSS")
+    func findsWordsAtEveryOffset() {
+        let filler = "color:red;margin:0 auto;font:1px a"
+        #expect(!Array(filler.utf8).withUnsafeBufferPointer { ReferenceCollector.mayHoldCSSURL($0, characterReferences: true) })
+        for word in ["url(", "image-set(", "@import", "&"] {
+            for offset in 0...filler.utf8.count {
+                let css = String(filler.prefix(offset)) + word + String(filler.dropFirst(offset))
+                #expect(Array(css.utf8).withUnsafeBufferPointer { ReferenceCollector.mayHoldCSSURL($0, characterReferences: true) },
+                        "\(css)")
+            }
+        }
+    }
+
     @Test("a style attribute's url() spelled with a character reference is still an image")
     func characterReferenceInStyle() {
         let result = rewrite("<div style=\"background: url&#40;/a.png)\"></div>", pageURL: "https://example.com/p.html")

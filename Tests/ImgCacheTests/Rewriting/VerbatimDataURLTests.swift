@@ -33,4 +33,18 @@ struct VerbatimDataURLTests {
         #expect(!VerbatimDataURL.matches("data:a?b"))
         #expect(!VerbatimDataURL.matches("https://example.com/a.png"))
     }
+
+    @Test("a byte the parser would change is noticed wherever it stands in a long data: URL")
+    func everyPosition() {
+        let payload = Array("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk".unicodeScalars)
+        #expect(VerbatimDataURL.matches("data:image/png;base64," + String(String.UnicodeScalarView(payload))))
+        for changed in [" ", "\t", "?", "#", "\u{7f}", "\u{e9}", "\u{1}", "\u{0}"] as [Unicode.Scalar] {
+            for position in payload.indices {
+                var scalars = payload
+                scalars[position] = changed
+                let text = "data:image/png;base64," + String(String.UnicodeScalarView(scalars))
+                #expect(!VerbatimDataURL.matches(text), "\(changed.escaped(asASCII: true)) at \(position)")
+            }
+        }
+    }
 }
