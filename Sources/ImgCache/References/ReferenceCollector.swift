@@ -89,6 +89,13 @@ final class ReferenceCollector: HTMLScanHandler {
             // Most attributes (alt, class, width, …) can hold no image URL: one set lookup spares
             // them the string comparisons of every case below.
             guard let valueRange = attribute.valueRange, attributesOfInterest.contains(attributeName) else { continue }
+            // `style` on any element, the attribute most tags that get here carry: read before the
+            // cases below, whose names would each be compared first (none of them is `style`).
+            if attributeName == "style" {
+                collectCSS(valueRange, quote: attribute.quote, element: name, attribute: attributeName,
+                           kind: .styleAttribute, inert: inert)
+                continue
+            }
             var kind: ImageReference.Kind?
             var isSrcset = false
             switch (name, attributeName) {
@@ -110,12 +117,11 @@ final class ReferenceCollector: HTMLScanHandler {
             case ("video", "poster"):
                 kind = .videoPoster
             case ("link", "href"), ("link", "imagesrcset"):
-                let rel = attributeText(value("rel")).lowercased().split(whereSeparator: { $0.isASCIIWhitespace })
-                let isIcon = rel.contains(where: Self.namesIcon)
-                let isImagePreload = rel.contains("preload") && attributeText(value("as")).lowercased() == "image"
-                if attributeName == "href", isIcon {
+                let rel = LinkRelation(attributeText(value("rel")))
+                let isImagePreload = rel.isPreload && attributeText(value("as")).lowercased() == "image"
+                if attributeName == "href", rel.isIcon {
                     kind = .linkIcon
-                } else if attributeName == "href", rel.contains("stylesheet"), !inert {
+                } else if attributeName == "href", rel.isStylesheet, !inert {
                     stylesheetHrefs.append(attributeText(attribute))
                 } else if isImagePreload {
                     kind = .linkPreload
@@ -128,9 +134,6 @@ final class ReferenceCollector: HTMLScanHandler {
                 }
             case (_, "background") where Self.backgroundElements.contains(name):
                 kind = .backgroundAttribute
-            case (_, "style"):
-                collectCSS(valueRange, quote: attribute.quote, element: name, attribute: attributeName,
-                           kind: .styleAttribute, inert: inert)
             default:
                 if lazyAttributes.contains(attributeName) {
                     kind = .lazyAttribute
@@ -148,14 +151,6 @@ final class ReferenceCollector: HTMLScanHandler {
                                                            attribute: attributeName, srcset: isSrcset, inert: inert))
             }
         }
-    }
-
-    /// Whether a lowercase `rel` token names an icon (`icon`, `apple-touch-icon`, …). Compared as
-    /// bytes: `Substring.contains` resolves to Foundation's, which cost 5,000 instructions a call.
-    private static func namesIcon(_ token: Substring) -> Bool {
-        let bytes = Array(token.utf8)
-        guard bytes.count >= 4 else { return false }
-        return (0...(bytes.count - 4)).contains { bytes[$0..<($0 + 4)].elementsEqual("icon".utf8) }
     }
 
     /// Slots for the URL-valued attributes of a tag recorded in `linkTags` (srcsets per candidate).
@@ -247,6 +242,7 @@ final class ReferenceCollector: HTMLScanHandler {
     /// collector looks at (others are left out before they are read).
     private func firstOccurrences(of tag: StartTag) -> [(name: String, attribute: TagAttribute)] {
         var result: [(name: String, attribute: TagAttribute)] = []
+        result.reserveCapacity(tag.attributes.count)
         for attribute in tag.attributes where namesLookedAt.mayMatch(UnsafeBufferPointer(rebasing: structure[attribute.nameRange])) {
             let name = lowercasedName(attribute.nameRange)
             // Tags have a handful of attributes: a linear search beats hashing.
@@ -420,4 +416,45 @@ private extension Character {
 
 private func isASCIIWhitespace(_ scalar: Unicode.Scalar) -> Bool {
     scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}"
+}
+
+/// The kinds of link a `<link>`'s `rel` names that matter here, read token by token off its text
+/// in any ASCII case, without splitting it into strings.
+private struct LinkRelation {
+    /// A token that contains `icon` (`icon`, `shortcut icon`, `apple-touch-icon`, `mask-icon`, …).
+    private(set) var isIcon = false
+    private(set) var isPreload = false
+    private(set) var isStylesheet = false
+
+    init(_ rel: String) {
+        var rel = rel
+        rel.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count {
+                while start < bytes.count, bytes[start].isASCIIWhitespace { start += 1 }
+                var end = start
+                while end < bytes.count, !bytes[end].isASCIIWhitespace { end += 1 }
+                guard end > start else { break }
+                let token = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if Self.token(token, is: "preload") { isPreload = true }
+                if Self.token(token, is: "stylesheet") { isStylesheet = true }
+                if Self.token(token, contains: "icon") { isIcon = true }
+                start = end
+            }
+        }
+    }
+
+    private static func token(_ token: UnsafeBufferPointer<UInt8>, is word: StaticString) -> Bool {
+        token.count == word.utf8CodeUnitCount && self.token(token, contains: word)
+    }
+
+    private static func token(_ token: UnsafeBufferPointer<UInt8>, contains word: StaticString) -> Bool {
+        let length = word.utf8CodeUnitCount
+        guard token.count >= length else { return false }
+        return word.withUTF8Buffer { word in
+            (0...(token.count - length)).contains { start in
+                (0..<length).allSatisfy { token[start + $0].asciiLowercased == word[$0] }
+            }
+        }
+    }
 }

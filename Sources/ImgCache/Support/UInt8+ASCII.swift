@@ -5,6 +5,11 @@ extension UInt8 {
         self >= 0x41 && self <= 0x5A ? self | 0x20 : self
     }
 
+    /// Whether the byte is ASCII whitespace as HTML and URLs define it: tab, LF, FF, CR, space.
+    var isASCIIWhitespace: Bool {
+        self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0C || self == 0x0D
+    }
+
     /// Whether the byte is an ASCII letter, of either case.
     var isASCIILetter: Bool {
         (self | 0x20) >= 0x61 && (self | 0x20) <= 0x7A

@@ -21,6 +21,18 @@ struct MarkupTests {
         #expect(result.bytes.text.contains("src=\"ignored.png\""))
     }
 
+    @Test("a link's rel is read token by token in any case: icons, image preloads and stylesheets, and only those")
+    func linkRelations() {
+        let input = "<link rel=\"Shortcut ICON\" href=a.png><link rel=apple-touch-icon-precomposed href=b.png>"
+            + "<link rel=\"\tpreload\n\" as=IMAGE href=c.png><link rel=preloaded as=image href=no1.png>"
+            + "<link rel=ico href=no2.png><link rel=\"PRELOAD styleSheet\" as=style href=s.css>"
+            + "<link rel=\"alternate\u{0C}STYLESHEET\" href=t.css><link rel=stylesheets href=no3.css>"
+        let result = rewrite(input)
+        #expect(result.references.map(\.original) == ["a.png", "b.png", "c.png"])
+        #expect(result.references.map(\.kind) == [.linkIcon, .linkIcon, .linkPreload])
+        #expect(result.linkedStylesheets == [base + "s.css", base + "t.css"])
+    }
+
     @Test("a lazy attribute of the user's own, in any case, among attributes of every other name: the first of it is rewritten")
     func ownLazyAttributeAmongOthers() {
         let input = #"<div Class=a ID=b Zoom-Picture="z.png" zoom-picture="second.png" Width=3 alt=x>"#
