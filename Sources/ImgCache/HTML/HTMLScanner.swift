@@ -124,7 +124,8 @@ private struct ScanState {
     var cursor = 0
     var pendingEnd = -1
     var pendingSearchStart = 0
-    var pendingName = ""
+    /// The name id of the element being reported (its name is spelled out only when asked for).
+    var pendingID = 0
     var located: StartTag?
     /// Open elements, as name ids.
     var stack: [Int32] = []
@@ -206,13 +207,13 @@ private struct ScanState {
         }
         pendingEnd = end
         pendingSearchStart = cursor
-        pendingName = elementNames[id]
+        pendingID = id
         located = nil
         let inert = inertDepth > 0 || afterPlaintext
 
         if !interest.isEmpty, let scanner {
             let element = ElementStart(
-                name: pendingName,
+                name: elementNames[id],
                 parentName: stack.last.map { elementNames[Int($0)] },
                 inSVG: svgDepth > 0,
                 isInert: inert,
@@ -271,7 +272,8 @@ private struct ScanState {
     }
 
     var pendingTag: PendingTag {
-        PendingTag(name: pendingName, searchStart: pendingSearchStart, end: pendingEnd)
+        PendingTag(name: elementNames.indices.contains(pendingID) ? elementNames[pendingID] : "",
+                   searchStart: pendingSearchStart, end: pendingEnd)
     }
 
     mutating func locatePending() -> StartTag? {

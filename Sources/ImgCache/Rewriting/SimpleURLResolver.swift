@@ -8,6 +8,8 @@
 struct SimpleURLResolver: Sendable {
     /// `scheme://host[:port]` of the base, and its path up to its last `/`.
     private let origin: [UInt8]
+    /// The base's `scheme:`, which a scheme-relative URL (`//cdn.example.com/a.png`) takes.
+    private let scheme: [UInt8]
     private let directory: [UInt8]
 
     /// Nil unless the base is an http(s) URL.
@@ -18,6 +20,7 @@ struct SimpleURLResolver: Sendable {
         guard let schemeEnd = serialized.firstIndex(of: UInt8(ascii: ":")),
               let pathStart = serialized[(schemeEnd + 3)...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
         origin = Array(serialized[..<pathStart])
+        scheme = Array(serialized[...schemeEnd])
         let pathEnd = serialized[pathStart...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? serialized.endIndex
         let lastSlash = serialized[pathStart..<pathEnd].lastIndex(of: UInt8(ascii: "/")) ?? pathStart
         directory = Array(serialized[pathStart...lastSlash])
@@ -48,8 +51,7 @@ struct SimpleURLResolver: Sendable {
         guard let first = input.first, input.count < 2048 else { return .needsParser }
         guard PlainURLText.isPlain(input) else { return .needsParser }
         if first == UInt8(ascii: "/") {
-            // Path-absolute; "//host" would be scheme-relative.
-            if input.dropFirst().first == UInt8(ascii: "/") { return .needsParser }
+            if input.dropFirst().first == UInt8(ascii: "/") { return schemeRelative(input) }
             guard PlainURLText.hasNoDotSegments(input) else { return .needsParser }
             return .serialized(Self.concatenated(origin, [], input))
         } else if first == UInt8(ascii: "?") {
@@ -69,6 +71,18 @@ struct SimpleURLResolver: Sendable {
             var end = buffer.initialize(fromContentsOf: first)
             end = buffer[end...].initialize(fromContentsOf: second)
             return buffer[end...].initialize(fromContentsOf: third)
+        }
+    }
+
+    /// `//host/path`: the absolute URL with the base's scheme, when that one is plain.
+    private func schemeRelative(_ input: UnsafeBufferPointer<UInt8>) -> Outcome {
+        let full = scheme + Array(input)
+        return full.withUnsafeBufferPointer { bytes in
+            switch Self.absolute(bytes) {
+            case .needsParser: .needsParser
+            case .input: .serialized(String(decoding: bytes, as: UTF8.self))
+            case .serialized(let serialized): .serialized(serialized)
+            }
         }
     }
 

@@ -14,7 +14,7 @@ struct SimpleURLResolverTests {
             var generator = SystemRandomNumberGenerator()
             let pieces = ["a", "img", ".", "..", "/", "//", "?", "#", "%2e", "%41", ":", "@", "http:", "https:", "//", "HTTP://",
                           "Example.COM", "example.com", "1.2.3.4", "0x7f", "xn--bcher-kva", "b\u{fc}cher", " ", "\t", "\\",
-                          "png", ".png", "'", "\"", "<", "{", "|", "^", "`", "=", "&", ",", "-", "~", "8080", "[::1]", "..png", "a."]
+                          "png", ".png", "//cdn.example.net", "//cdn.example.net:443", "//h:80/", "'", "\"", "<", "{", "|", "^", "`", "=", "&", ",", "-", "~", "8080", "[::1]", "..png", "a."]
             var checked = 0, fast = 0
             for _ in 0..<30_000 {
                 let input = (0..<Int.random(in: 1...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
@@ -38,6 +38,9 @@ struct SimpleURLResolverTests {
         #expect(resolver.resolve("https://cdn.example.net/w_300,c_fill/a.jpg") == "https://cdn.example.net/w_300,c_fill/a.jpg")
         #expect(resolver.resolve("https://cdn.example.net") == "https://cdn.example.net/")
         #expect(resolver.resolve("http://127.0.0.1:8080/a.png") == "http://127.0.0.1:8080/a.png")
+        #expect(resolver.resolve("//cdn.example.net/a.png?w=1") == "https://cdn.example.net/a.png?w=1")
+        #expect(resolver.resolve("//cdn.example.net:8443") == "https://cdn.example.net:8443/")
+        #expect(resolver.resolve("//CDN.example.net/a.png") == nil)
         #expect(resolver.resolve("../a.png") == nil)
         #expect(resolver.resolve("HTTPS://CDN.example.net/a.png") == nil)
     }
