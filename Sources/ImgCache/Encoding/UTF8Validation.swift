@@ -22,6 +22,13 @@ enum UTF8Validation {
         let raw = UnsafeRawPointer(base)
         var i = 0
         while i < count {
+            // Sixteen ASCII bytes without a NUL per step, then eight.
+            while i + 16 <= count {
+                let first = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let second = raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                guard (first | second).isASCII, !first.containsByte(0), !second.containsByte(0) else { break }
+                i += 16
+            }
             while i + 8 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 guard word.isASCII, !word.containsByte(0) else { break }

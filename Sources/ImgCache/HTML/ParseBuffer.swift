@@ -46,8 +46,17 @@ final class ParseBuffer {
     }
 
     private static func replaceNonASCII(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) {
+        let raw = UnsafeRawPointer(buffer.baseAddress!)
         var i = 0
         while i < count {
+            // Eight bytes per step over ASCII runs: the markup of a legacy-encoded page.
+            if i + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if word.isASCII, !word.containsByte(0) {
+                    i += 8
+                    continue
+                }
+            }
             let byte = buffer[i]
             if byte >= 0x80 || byte == 0 {
                 buffer[i] = stand(in: buffer, at: i)

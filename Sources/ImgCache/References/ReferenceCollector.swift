@@ -261,9 +261,23 @@ final class ReferenceCollector: HTMLScanHandler {
 
     private func attributeText(_ attribute: TagAttribute?) -> String {
         guard let range = attribute?.valueRange else { return "" }
+        if let plain = plainTrimmedValue(range) { return plain.text }
         let text = decode(range, characterReferences: true)
         let trimmed = trimmedRange(text.scalars, 0..<text.scalars.count)
         return string(text, trimmed, rawStart: range.lowerBound)
+    }
+
+    /// An attribute value of plain ASCII without a character reference (nearly every one), trimmed
+    /// of ASCII whitespace, read off the page: its text is its bytes, and decoding would only
+    /// widen them into scalars. Nil for any other value.
+    private func plainTrimmedValue(_ valueRange: Range<Int>) -> (range: Range<Int>, text: String)? {
+        let bytes = UnsafeBufferPointer(rebasing: page[valueRange])
+        guard encoding.isASCIICompatible, DecodedText.isPlainASCII(bytes, ampersandMatters: true) else { return nil }
+        var start = 0, end = bytes.count
+        while start < end, bytes[start].isASCIIWhitespace { start += 1 }
+        while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
+        let base = valueRange.lowerBound
+        return (base + start..<base + end, String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
     }
 
     /// The text of `scalarRange`; straight from the page's bytes when they are plain ASCII.
@@ -294,6 +308,14 @@ final class ReferenceCollector: HTMLScanHandler {
         let base = valueRange.lowerBound
         if srcset, let slots = plainSrcsetSlots(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert) {
             return slots
+        }
+        if !srcset, let plain = plainTrimmedValue(valueRange) {
+            return [URLSlot(
+                range: plain.range, text: plain.text,
+                context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
+                isValidCandidate: true, isInert: inert,
+                acceptsUntyped: URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
+            )]
         }
         let text = decode(valueRange, characterReferences: true)
         if srcset {
@@ -327,7 +349,7 @@ final class ReferenceCollector: HTMLScanHandler {
         _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool
     ) -> [URLSlot]? {
         let bytes = UnsafeBufferPointer(rebasing: page[valueRange])
-        guard encoding.isASCIICompatible, !bytes.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "&") }) else { return nil }
+        guard encoding.isASCIICompatible, DecodedText.isPlainASCII(bytes, ampersandMatters: true) else { return nil }
         let base = valueRange.lowerBound
         let acceptsUntyped = URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
         return SrcsetParser.parse(bytes).map { candidate in
