@@ -22,16 +22,11 @@ enum UTF8Validation {
         let raw = UnsafeRawPointer(base)
         var i = 0
         while i < count {
-            // Sixteen ASCII bytes without a NUL per step, then eight.
-            while i + 16 <= count {
-                let first = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let second = raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-                guard (first | second).isASCII, !first.containsByte(0), !second.containsByte(0) else { break }
-                i += 16
-            }
             while i + 8 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                guard word.isASCII, !word.containsByte(0) else { break }
+                // One test for both: a non-ASCII byte has its top bit set, and among ASCII bytes
+                // only a zero borrows into its own (``UInt64/containsByte(_:)``).
+                guard (word | (word &- 0x0101_0101_0101_0101) & ~word) & 0x8080_8080_8080_8080 == 0 else { break }
                 i += 8
             }
             guard i < count else { break }

@@ -49,19 +49,23 @@ final class ParseBuffer {
         let raw = UnsafeRawPointer(buffer.baseAddress!)
         var i = 0
         while i < count {
-            // Eight bytes per step over ASCII runs: the markup of a legacy-encoded page.
-            if i + 8 <= count {
+            // Eight bytes at a time: a word of ASCII without a NUL (the markup of a legacy page)
+            // is passed over whole; any other is replaced byte by byte, in order.
+            let end = min(i + 8, count)
+            if end - i == 8 {
                 let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if word.isASCII, !word.containsByte(0) {
-                    i += 8
+                if (word | (word &- 0x0101_0101_0101_0101) & ~word) & 0x8080_8080_8080_8080 == 0 {
+                    i = end
                     continue
                 }
             }
-            let byte = buffer[i]
-            if byte >= 0x80 || byte == 0 {
-                buffer[i] = stand(in: buffer, at: i)
+            while i < end {
+                let byte = buffer[i]
+                if byte >= 0x80 || byte == 0 {
+                    buffer[i] = stand(in: buffer, at: i)
+                }
+                i += 1
             }
-            i += 1
         }
     }
 
