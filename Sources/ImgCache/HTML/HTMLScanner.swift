@@ -263,7 +263,7 @@ private struct ScanState {
             if popped.isSVG { svgDepth -= 1 }
             if popped.isInert { inertDepth -= 1 }
         }
-        stack.removeSubrange(index...)
+        stack.removeLast(stack.count - index)
     }
 
     mutating func passedComment() {

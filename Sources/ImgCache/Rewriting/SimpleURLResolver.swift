@@ -88,13 +88,13 @@ struct SimpleURLResolver: Sendable {
 
     private static func absolute(_ bytes: UnsafeBufferPointer<UInt8>) -> Outcome {
         // Has a scheme: only http(s) URLs whose scheme and authority the parser keeps as they are.
-        guard let authority = PlainURLText.authority(of: bytes) else { return .needsParser }
-        let rest = UnsafeBufferPointer(rebasing: bytes[authority.end...])
+        guard let authorityEnd = PlainURLText.authorityEnd(of: bytes) else { return .needsParser }
+        let rest = UnsafeBufferPointer(rebasing: bytes[authorityEnd...])
         if rest.first == UInt8(ascii: "/") {
             guard PlainURLText.hasNoDotSegments(rest) else { return .needsParser }
             return .input
         }
         // An empty path serialises as "/".
-        return .serialized(concatenated(Array(bytes[..<authority.end]), [UInt8(ascii: "/")], rest))
+        return .serialized(concatenated(Array(bytes[..<authorityEnd]), [UInt8(ascii: "/")], rest))
     }
 }

@@ -33,6 +33,23 @@ enum PlainURLText {
     /// punycode, or a canonical IPv4 address, and a port only if it is not the scheme's default;
     /// no userinfo. Nil for anything else.
     static func authority(of bytes: UnsafeBufferPointer<UInt8>) -> Authority? {
+        guard let parts = authorityParts(of: bytes) else { return nil }
+        let host: BrowserURL.Host = if let address = parts.ipv4 {
+            .ipv4(address)
+        } else {
+            .domain(String(decoding: UnsafeBufferPointer(rebasing: bytes[parts.host]), as: UTF8.self))
+        }
+        return Authority(isSecure: parts.isSecure, host: host, port: parts.port, end: parts.end)
+    }
+
+    /// Where the authority of ``authority(of:)`` ends, without spelling out its host: all that a
+    /// URL that stays as written needs.
+    static func authorityEnd(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        authorityParts(of: bytes)?.end
+    }
+
+    private static func authorityParts(of bytes: UnsafeBufferPointer<UInt8>)
+        -> (isSecure: Bool, host: Range<Int>, ipv4: UInt32?, port: Int?, end: Int)? {
         let isSecure: Bool
         if startsWith("http://", bytes) {
             isSecure = false
@@ -45,20 +62,14 @@ enum PlainURLText {
         let end = bytes[hostStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
         let colon = bytes[hostStart..<end].firstIndex(of: UInt8(ascii: ":"))
         let hostBytes = bytes[hostStart..<(colon ?? end)]
-        let host: BrowserURL.Host
-        if let address = canonicalIPv4(hostBytes) {
-            host = .ipv4(address)
-        } else if isPlainDomain(hostBytes) {
-            host = .domain(String(decoding: UnsafeBufferPointer(rebasing: hostBytes), as: UTF8.self))
-        } else {
-            return nil
-        }
+        let ipv4 = canonicalIPv4(hostBytes)
+        guard ipv4 != nil || isPlainDomain(hostBytes) else { return nil }
         var port: Int?
         if let colon {
             guard let value = canonicalPort(bytes[(colon + 1)..<end]), value != (isSecure ? 443 : 80) else { return nil }
             port = value
         }
-        return Authority(isSecure: isSecure, host: host, port: port, end: end)
+        return (isSecure, hostStart..<(colon ?? end), ipv4, port, end)
     }
 
     /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
