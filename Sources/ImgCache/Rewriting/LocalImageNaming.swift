@@ -53,13 +53,32 @@ public struct LocalImageNaming: Sendable, Hashable {
         }
         var serialized = serializedURL
         return serialized.withUTF8 { bytes -> Result in
-            let pathEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
-            guard let slash = bytes[..<pathEnd].lastIndex(of: UInt8(ascii: "/")) else { return body(nil) }
-            let segment = UnsafeBufferPointer(rebasing: bytes[(slash + 1)..<pathEnd])
-            if segment.contains(UInt8(ascii: "%")) {
+            // The path's end found a word at a time, then its last segment read backwards: four
+            // searches over each URL cost as much as the rest of its naming.
+            guard let base = bytes.baseAddress else { return body(nil) }
+            let raw = UnsafeRawPointer(base)
+            var pathEnd = 0
+            while pathEnd + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: pathEnd, as: UInt64.self)
+                if word.containsByte(UInt8(ascii: "?")) || word.containsByte(UInt8(ascii: "#")) { break }
+                pathEnd += 8
+            }
+            while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
+            var segmentStart = pathEnd
+            var dot: Int?, hasPercent = false
+            while segmentStart > 0, bytes[segmentStart - 1] != UInt8(ascii: "/") {
+                segmentStart -= 1
+                if bytes[segmentStart] == UInt8(ascii: "."), dot == nil { dot = segmentStart }
+                if bytes[segmentStart] == UInt8(ascii: "%") { hasPercent = true }
+            }
+            // No `/` before it: no path to read.
+            guard segmentStart > 0 else { return body(nil) }
+            if hasPercent {
+                let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<pathEnd])
                 return PercentEncoding.decode(segment).withUnsafeBufferPointer { body(afterLastDot($0)) }
             }
-            return body(afterLastDot(segment))
+            guard let dot else { return body(nil) }
+            return body(UnsafeBufferPointer(rebasing: bytes[(dot + 1)..<pathEnd]))
         }
     }
 

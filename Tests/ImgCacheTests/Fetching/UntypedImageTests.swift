@@ -104,6 +104,12 @@ struct UntypedImageTests {
             ("https://a.example/page.html", .other),
             ("https://a.example/icon.svg", .other),
             ("https://a.example/pic.webp", .other),
+            ("https://a.example/x%2EPng", .image("png")),
+            ("https://a.example/a%20b.jpeg#frag.js", .image("jpeg")),
+            ("https://a.example/dir.png/name", .untyped),
+            ("https://a.example/name?file=a.png", .untyped),
+            ("https://a.example/a.b/c.gif", .image("gif")),
+            ("https://a.example/c.", .untyped),
         ]
         for (url, kind) in cases { #expect(naming.pathKind(ofHTTPURL: url) == kind, "\(url)") }
         #expect(LocalImageNaming(extensions: ["png", "svg"]).pathKind(ofHTTPURL: "https://a.example/icon.svg") == .image("svg"))
