@@ -122,11 +122,13 @@ package enum AtomicFile {
             initialized = readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), error: &readError)
         }
         // A file that grew since fstat is read to its new end.
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        // (Uninitialised: zeroing 64 KB per file cost more than reading a small page.)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 1)
+        defer { chunk.deallocate() }
         while readError == 0 {
-            let n = chunk.withUnsafeMutableBytes { readFully(fd, into: $0, error: &readError) }
+            let n = readFully(fd, into: chunk, error: &readError)
             if n == 0 { break }
-            bytes += chunk[0..<n]
+            bytes += UnsafeRawBufferPointer(rebasing: chunk[0..<n])
         }
         if readError != 0 { throw FileError(path: path, errno: readError) }
         return bytes

@@ -33,4 +33,20 @@ struct AtomicFileTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["file"])
     }
+
+    @Test("a file whose size is not known ahead (a pipe) is read whole, past many reads")
+    func readsWhatHasNoSize() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fifo = folder + "/pipe"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let content = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let writer = Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            handle.write(Data(content))
+            try? handle.close()
+        }
+        writer.start()
+        #expect(try AtomicFile.read(fifo) == content)
+    }
 }
