@@ -16,6 +16,10 @@
 #                tool on each, with imgcache's ratio to the SAX floor and to lxml per family
 #   --disk DIR   where the disk run puts its pages and outputs (default /var/tmp; must not be tmpfs)
 #   --no-disk    skip the run with pages and outputs on disk
+#   --instructions  also count, with callgrind, the instructions of imgcache and of the SAX floor
+#                over the real pages and over the first 8 pages of each family (about 5 minutes):
+#                figures that do not move with the machine's load, as the times do here by up to
+#                a third from run to run, and that say how much of the work is imgcache's own
 #   IMGCACHE_BIN=path uses that imgcache instead of building one (release, --static-swift-stdlib)
 #
 # Every figure is a whole process over the whole corpus: start, reading each file, parsing, and
@@ -35,6 +39,7 @@ DENSE=1
 FAMILIES=1
 DISK=1
 DISK_PARENT=/var/tmp
+INSTRUCTIONS=0
 BASE_URL=http://example.com/page.html
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,6 +49,7 @@ while [ $# -gt 0 ]; do
         --no-families) FAMILIES=0 ;;
         --disk) DISK_PARENT=$2; shift ;;
         --no-disk) DISK=0 ;;
+        --instructions) INSTRUCTIONS=1 ;;
         -h|--help) awk 'NR > 1 { if (!/^#/) exit; sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         *) echo "unknown option: $1 (see --help)" >&2; exit 64 ;;
     esac
@@ -57,6 +63,7 @@ done
 python3 -c "import lxml" 2>/dev/null || pip install -q lxml
 python3 -c "import selectolax" 2>/dev/null || pip install -q selectolax
 find_imgcache
+if [ "$INSTRUCTIONS" = 1 ]; then command -v valgrind >/dev/null || apt_install valgrind; fi
 
 TMP_PARENT=/dev/shm
 [ -d "$TMP_PARENT" ] && [ -w "$TMP_PARENT" ] || TMP_PARENT=${TMPDIR:-/tmp}
@@ -72,6 +79,9 @@ fi
 SAX="$WORK/sax_floor"
 # shellcheck disable=SC2046 # pkg-config's flags are separate words
 cc -O2 -o "$SAX" "$HERE/sax_floor.c" $(pkg-config --cflags --libs libxml-2.0)
+# valgrind gives up on the debug information of a --static-swift-stdlib build; the code counted is
+# the same without it.
+if [ "$INSTRUCTIONS" = 1 ]; then strip --strip-debug -o "$WORK/imgcache-stripped" "$BIN"; fi
 
 # MARK: - Corpora
 
@@ -131,6 +141,24 @@ bench() {
     for tool in "${TOOLS[@]}"; do RESULT[$tool]="${best_wall[$tool]} ${best_cpu[$tool]} ${peak[$tool]}"; done
 }
 
+# instructions NAME CORPUS_DIR [COUNT]: callgrind's instruction counts for imgcache and the SAX floor
+# over the corpus's pages (its first COUNT), added as a line to INSTRUCTION_SUMMARY.
+INSTRUCTION_SUMMARY=""
+grouped() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+instructions() {
+    local -a pages=("$2"/*.html)
+    [ -n "${3:-}" ] && pages=("${pages[@]:0:$3}")
+    count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/I +refs:/ { gsub(",", "", $NF); print $NF }'; }
+    rm -rf "$WORK/out"; mkdir -p "$WORK/out"
+    local ic sax
+    ic=$(count "$WORK/imgcache-stripped" rewrite "${pages[@]}" --base-url "$BASE_URL" --out "$WORK/out" --quiet)
+    sax=$(count "$SAX" "${pages[@]}")
+    rm -rf "$WORK/out"
+    INSTRUCTION_SUMMARY+=$(printf '%-14s %5d %14s %14s   %5.2fx   %4.0f%%' "$1" "${#pages[@]}" \
+        "$(grouped "$ic")" "$(grouped "$sax")" "$(awk "BEGIN{print $ic / $sax}")" \
+        "$(awk "BEGIN{print 100 * ($ic - $sax) / $ic}")")$'\n'
+}
+
 LABELS=(
     [0]="imgcache rewrite (every kind, byte-exact)"
     [1]="libxml2 HTML SAX alone (C, the floor)"
@@ -178,6 +206,10 @@ memory() {
 say "Real pages: $RUNS runs of each tool…"
 bench "$WORK/real" "$WORK/out"
 REAL_REPORT=$(report "$REAL_TITLE" "$WORK/real")
+if [ "$INSTRUCTIONS" = 1 ]; then
+    say "Real pages: instructions (callgrind)…"
+    instructions "real pages" "$WORK/real"
+fi
 if [ "$DISK" = 1 ]; then
     say "Real pages on disk ($DISK_TYPE, $DISK_WORK): $RUNS runs of each tool…"
     cp -r "$WORK/real" "$DISK_WORK/real"
@@ -200,6 +232,10 @@ if [ "$FAMILIES" = 1 ]; then
         python3 "$HERE/make_pages.py" "$WORK/family" --family "$family" --pages 40 --page-kb 500 --large-mb 0 >/dev/null
         bench "$WORK/family" "$WORK/out"
         FAMILY_REPORT[$family]=$(report "Generated family: $family" "$WORK/family")
+        if [ "$INSTRUCTIONS" = 1 ]; then
+            say "Generated family $family: instructions (callgrind)…"
+            instructions "$family" "$WORK/family" 8
+        fi
         read -r ic_wall ic_cpu _ <<<"${RESULT[imgcache]}"
         read -r sax_wall sax_cpu _ <<<"${RESULT[sax]}"
         read -r lxml_wall lxml_cpu _ <<<"${RESULT[lxml]}"
@@ -219,6 +255,12 @@ if [ "$FAMILIES" = 1 ]; then
     printf 'the real pages, lower where references are dense; lxml: >= 1.5x on every family):\n'
     printf '%-14s %8s %8s   %15s   %15s\n' family "wall s" "CPU s" "SAX (wall, CPU)" "lxml (wall, CPU)"
     printf '%s' "$FAMILY_SUMMARY"
+fi
+
+if [ "$INSTRUCTIONS" = 1 ]; then
+    printf '\nInstructions (callgrind; imgcache own = the share of its instructions beyond the floor):\n'
+    printf '%-14s %5s %14s %14s   %6s   %4s\n' corpus pages imgcache "SAX floor" ratio own
+    printf '%s' "$INSTRUCTION_SUMMARY"
 fi
 
 printf '\nMemory, imgcache alone on one page:\n'
