@@ -101,11 +101,22 @@ extension ImageRewriter {
                 // `resolved` would cost more than deciding again. What `resolve` makes of one, said
                 // here: it would read all of it again to find that it is verbatim.
                 resolution = Resolution(url: slot.text, skip: .notHTTP)
+            } else if slot.isValidCandidate, !slot.isInert {
+                // One hash for a text not seen before (most of them: every candidate of a srcset):
+                // its index goes in at once, and comes out again in the rare case that it names no
+                // format. A text seen before gets its first index back.
+                let index = analysis.references.count
+                if let earlier = resolved.updateValue(index, forKey: slot.text) {
+                    resolved[slot.text] = earlier
+                    resolution = Resolution(analysis.references[earlier])
+                } else {
+                    resolution = resolve(slot.text, resolver: resolver, site: site)
+                    if resolution.untyped { resolved[slot.text] = nil }
+                }
             } else if let index = resolved[slot.text] {
                 resolution = Resolution(analysis.references[index])
             } else {
                 resolution = resolve(slot.text, resolver: resolver, site: site)
-                if slot.isValidCandidate, !slot.isInert, !resolution.untyped { resolved[slot.text] = analysis.references.count }
             }
             let reference = decide(slot, kind: kind, resolution: resolution, prefix: prefix)
             if reference.skipReason == .relativeWithoutBase { unresolvedRelative += 1 }
