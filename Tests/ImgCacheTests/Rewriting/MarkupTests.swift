@@ -27,10 +27,11 @@ struct MarkupTests {
             + "<link rel=\"\tpreload\n\" as=IMAGE href=c.png><link rel=preloaded as=image href=no1.png>"
             + "<link rel=ico href=no2.png><link rel=\"PRELOAD styleSheet\" as=style href=s.css>"
             + "<link rel=\"alternate\u{0C}STYLESHEET\" href=t.css><link rel=stylesheets href=no3.css>"
+            + "<link rel=\"stylesheet\r\nalternate\" href=u.css>"
         let result = rewrite(input)
         #expect(result.references.map(\.original) == ["a.png", "b.png", "c.png"])
         #expect(result.references.map(\.kind) == [.linkIcon, .linkIcon, .linkPreload])
-        #expect(result.linkedStylesheets == [base + "s.css", base + "t.css"])
+        #expect(result.linkedStylesheets == [base + "s.css", base + "t.css", base + "u.css"])
     }
 
     @Test("a lazy attribute of the user's own, in any case, among attributes of every other name: the first of it is rewritten")
