@@ -81,10 +81,10 @@
         while true {
             guard let start = firstCaseInsensitiveMatch(of: keyword, in: value, from: position) else { return nil }
             position = start + keyword.count
-            while position < value.count, isASCIIWhitespace(value[position]) { position += 1 }
+            while position < value.count, value[position].isASCIIWhitespace { position += 1 }
             guard position < value.count, value[position] == 0x3D else { continue }
             position += 1
-            while position < value.count, isASCIIWhitespace(value[position]) { position += 1 }
+            while position < value.count, value[position].isASCIIWhitespace { position += 1 }
             guard position < value.count else { return nil }
             let first = value[position]
             if first == 0x22 || first == 0x27 {
@@ -92,7 +92,7 @@
                 return isomorphicDecode(value[(position + 1)..<close])
             }
             var end = position
-            while end < value.count, !isASCIIWhitespace(value[end]), value[end] != 0x3B { end += 1 }
+            while end < value.count, !value[end].isASCIIWhitespace, value[end] != 0x3B { end += 1 }
             return isomorphicDecode(value[position..<end])
         }
     }
@@ -112,9 +112,6 @@
         return nil
     }
 
-    static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D || byte == 0x20
-    }
 
     /// Bytes as Latin-1 code points, which is how the prescan turns attribute bytes into a label.
     static func isomorphicDecode(_ bytes: some Collection<UInt8>) -> String {
@@ -154,7 +151,7 @@ extension MetaCharsetPrescan {
 
         private static func isSpaceOrSlash(_ byte: UInt8?) -> Bool {
             guard let byte else { return false }
-            return MetaCharsetPrescan.isASCIIWhitespace(byte) || byte == 0x2F
+            return byte.isASCIIWhitespace || byte == 0x2F
         }
 
         mutating func run() throws(OutOfBytes) -> HTMLEncoding {
@@ -205,7 +202,7 @@ extension MetaCharsetPrescan {
         private mutating func skipTag() throws(OutOfBytes) {
             while true {
                 let b = try byte(position)
-                if MetaCharsetPrescan.isASCIIWhitespace(b) || b == 0x3E { break }
+                if b.isASCIIWhitespace || b == 0x3E { break }
                 position += 1
             }
             while try attribute() != nil {}
@@ -269,20 +266,20 @@ extension MetaCharsetPrescan {
                     position += 1
                     return (name, try attributeValue())
                 }
-                if MetaCharsetPrescan.isASCIIWhitespace(b) { break }
+                if b.isASCIIWhitespace { break }
                 if b == 0x2F || b == 0x3E { return (name, value) }
                 name.append(b.asciiLowercased)
                 position += 1
             }
             // Spaces between the name and a possible "=".
-            while MetaCharsetPrescan.isASCIIWhitespace(try byte(position)) { position += 1 }
+            while (try byte(position)).isASCIIWhitespace { position += 1 }
             guard try byte(position) == 0x3D else { return (name, value) }
             position += 1
             return (name, try attributeValue())
         }
 
         private mutating func attributeValue() throws(OutOfBytes) -> [UInt8] {
-            while MetaCharsetPrescan.isASCIIWhitespace(try byte(position)) { position += 1 }
+            while (try byte(position)).isASCIIWhitespace { position += 1 }
             var value: [UInt8] = []
             let first = try byte(position)
             if first == 0x22 || first == 0x27 {
@@ -301,7 +298,7 @@ extension MetaCharsetPrescan {
             position += 1
             while true {
                 let b = try byte(position)
-                if MetaCharsetPrescan.isASCIIWhitespace(b) || b == 0x3E { return value }
+                if b.isASCIIWhitespace || b == 0x3E { return value }
                 value.append(b.asciiLowercased)
                 position += 1
             }

@@ -24,9 +24,7 @@ enum UTF8Validation {
         while i < count {
             while i + 8 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                // One test for both: a non-ASCII byte has its top bit set, and among ASCII bytes
-                // only a zero borrows into its own (``UInt64/containsByte(_:)``).
-                guard (word | (word &- 0x0101_0101_0101_0101) & ~word) & 0x8080_8080_8080_8080 == 0 else { break }
+                guard word.isASCIIWithoutNUL else { break }
                 i += 8
             }
             guard i < count else { break }

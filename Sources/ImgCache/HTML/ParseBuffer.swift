@@ -54,7 +54,7 @@ final class ParseBuffer {
             let end = min(i + 8, count)
             if end - i == 8 {
                 let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if (word | (word &- 0x0101_0101_0101_0101) & ~word) & 0x8080_8080_8080_8080 == 0 {
+                if word.isASCIIWithoutNUL {
                     i = end
                     continue
                 }

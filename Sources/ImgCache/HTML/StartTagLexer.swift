@@ -4,10 +4,6 @@
 /// libxml2 tells us that a tag exists and where its `>` is; only the raw bytes say where each
 /// attribute value starts and ends, which is what splicing needs.
 enum StartTagLexer {
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
-    }
-
     /// Lexes the tag whose `<` is at `start`.
     /// - Parameter limit: the lexer gives up once it passes this offset, which bounds the work per candidate.
     /// - Returns: the tag, or nil when `start` does not open a start tag or the tag does not end by `limit`.
@@ -18,7 +14,7 @@ enum StartTagLexer {
         let nameStart = i
         while i < end {
             let byte = bytes[i]
-            if isWhitespace(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ">") { break }
+            if byte.isASCIIWhitespace || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ">") { break }
             i += 1
         }
         guard i < end else { return nil }
@@ -31,7 +27,7 @@ enum StartTagLexer {
         // State: before attribute name (also reached after `/` that is not followed by `>`).
         while i < end {
             let byte = bytes[i]
-            if isWhitespace(byte) || byte == UInt8(ascii: "/") {
+            if byte.isASCIIWhitespace || byte == UInt8(ascii: "/") {
                 i += 1
                 continue
             }
@@ -43,12 +39,12 @@ enum StartTagLexer {
             i += 1
             while i < end {
                 let c = bytes[i]
-                if isWhitespace(c) || c == UInt8(ascii: "/") || c == UInt8(ascii: ">") || c == UInt8(ascii: "=") { break }
+                if c.isASCIIWhitespace || c == UInt8(ascii: "/") || c == UInt8(ascii: ">") || c == UInt8(ascii: "=") { break }
                 i += 1
             }
             let attributeNameRange = attributeNameStart..<i
             // After attribute name.
-            while i < end, isWhitespace(bytes[i]) { i += 1 }
+            while i < end, bytes[i].isASCIIWhitespace { i += 1 }
             guard i < end else { return nil }
             guard bytes[i] == UInt8(ascii: "=") else {
                 attributes.append(TagAttribute(nameRange: attributeNameRange, valueRange: nil, quote: nil))
@@ -56,7 +52,7 @@ enum StartTagLexer {
             }
             i += 1
             // Before attribute value.
-            while i < end, isWhitespace(bytes[i]) { i += 1 }
+            while i < end, bytes[i].isASCIIWhitespace { i += 1 }
             guard i < end else { return nil }
             let first = bytes[i]
             if first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") {
@@ -72,7 +68,7 @@ enum StartTagLexer {
                 let valueStart = i
                 while i < end {
                     let c = bytes[i]
-                    if isWhitespace(c) || c == UInt8(ascii: ">") { break }
+                    if c.isASCIIWhitespace || c == UInt8(ascii: ">") { break }
                     i += 1
                 }
                 attributes.append(TagAttribute(nameRange: attributeNameRange, valueRange: valueStart..<i, quote: nil))

@@ -13,9 +13,6 @@ struct SrcsetCandidate: Equatable, Sendable {
 /// srcset of plain ASCII (nearly all) is read straight off the page, with no decoded copy, and
 /// decoded text is read with each non-ASCII scalar standing as one byte that is not ASCII.
 enum SrcsetParser {
-    private static func isWhitespace(_ c: UInt8) -> Bool {
-        c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\n") || c == 0x0C || c == UInt8(ascii: "\r")
-    }
 
     /// The candidates of decoded text; ranges are scalar offsets.
     static func parse(_ text: [Unicode.Scalar]) -> [SrcsetCandidate] {
@@ -30,10 +27,10 @@ enum SrcsetParser {
         let count = text.count
         while true {
             // Splitting loop: skip whitespace and commas.
-            while position < count, isWhitespace(text[position]) || text[position] == UInt8(ascii: ",") { position += 1 }
+            while position < count, text[position].isASCIIWhitespace || text[position] == UInt8(ascii: ",") { position += 1 }
             if position >= count { return candidates }
             let urlStart = position
-            while position < count, !isWhitespace(text[position]) { position += 1 }
+            while position < count, !text[position].isASCIIWhitespace { position += 1 }
             var urlEnd = position
             var descriptors = DescriptorCheck()
             if text[urlEnd - 1] == UInt8(ascii: ",") {
@@ -68,7 +65,7 @@ enum SrcsetParser {
                     addCurrent()
                     return
                 }
-                if isWhitespace(c) {
+                if c.isASCIIWhitespace {
                     addCurrent()
                     state = .afterDescriptor
                 } else if c == UInt8(ascii: ",") {
@@ -89,7 +86,7 @@ enum SrcsetParser {
                 if c == UInt8(ascii: ")") { state = .inDescriptor }
             case .afterDescriptor:
                 guard let c else { return }
-                if !isWhitespace(c) {
+                if !c.isASCIIWhitespace {
                     currentStart = position
                     currentEnd = position
                     state = .inDescriptor

@@ -19,4 +19,11 @@ extension UInt64 {
     /// Whether every byte of the word is ASCII (below 0x80).
     @inline(__always)
     var isASCII: Bool { self & 0x8080_8080_8080_8080 == 0 }
+
+    /// Whether every byte of the word is ASCII and none is 0, in one test: a non-ASCII byte has its
+    /// top bit set, and among ASCII bytes only a zero borrows into its own (``containsByte(_:)``).
+    @inline(__always)
+    var isASCIIWithoutNUL: Bool {
+        (self | (self &- 0x0101_0101_0101_0101) & ~self) & 0x8080_8080_8080_8080 == 0
+    }
 }
