@@ -25,6 +25,9 @@ package struct SiteTree: Sendable {
     /// folders left out, sorted by path.
     package let files: [File]
     private let paths: Set<String>
+    /// The base URL's serialisation (ending in `/`) as bytes: what a URL served from the folder
+    /// starts with. Empty without a base URL.
+    private let servingPrefix: [UInt8]
 
     /// Lists the files under `root`.
     /// - Parameters:
@@ -39,6 +42,7 @@ package struct SiteTree: Sendable {
         }
         self.root = root
         self.baseURL = baseURL.map(Self.folderURL)
+        servingPrefix = Array((self.baseURL?.serializedWithoutFragment ?? "").utf8)
         // A file's path inside the folder is the enumerator's URL less the root's components, as
         // the enumerator built it from the root: comparing absolute paths as strings lost files
         // where one side went through a step that drops Darwin's `/private` (`/var/…`, `/tmp/…`,
@@ -51,19 +55,35 @@ package struct SiteTree: Sendable {
         let rootDepth = rootURL.pathComponents.count
         var files: [File] = []
         for case let url as URL in enumerator {
-            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isDirectoryKey])
-            if values?.isDirectory == true {
+            let type = Self.fileType(atPath: url.path)
+            if type == .directory {
                 if excluded.contains(url.resolvingSymlinksInPath().path) { enumerator.skipDescendants() }
                 continue
             }
             let components = url.pathComponents
-            guard values?.isRegularFile == true, components.count > rootDepth else { continue }
+            guard type == .regular, components.count > rootDepth else { continue }
             let relative = components[rootDepth...].joined(separator: "/")
             files.append(File(relativePath: relative, kind: Self.kind(ofPath: relative)))
         }
         files.sort { $0.relativePath < $1.relativePath }
         self.files = files
         paths = Set(files.map(\.relativePath))
+    }
+
+    private enum FileType { case regular, directory, other }
+
+    /// The item itself, a link not followed, as `URLResourceValues`' `isRegularFile` and
+    /// `isDirectory` describe it: `lstat` directly, because swift-corelibs-foundation gathers every
+    /// attribute of the item for those two (owner and group names included), about 300,000
+    /// instructions a file.
+    private static func fileType(atPath path: String) -> FileType {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return .other }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        default: return .other
+        }
     }
 
     /// What a file is, by its extension (case-insensitive).
@@ -100,16 +120,43 @@ package struct SiteTree: Sendable {
 
     /// The site file that an absolute URL is served by, when the URL lies under the base URL and
     /// names a file of the folder (query and fragment aside, percent-escapes decoded); else nil.
+    /// `url` is a serialised URL (ASCII), so it is read as bytes.
     package func relativePath(servingURL url: String) -> String? {
-        guard let prefix = baseURL?.serializedWithoutFragment, url.hasPrefix(prefix) else { return nil }
-        var rest = url.dropFirst(prefix.count)
-        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-        let decoded = rest.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            String(decoding: PercentEncoding.decode(Array(segment.utf8)), as: UTF8.self)
+        guard !servingPrefix.isEmpty else { return nil }
+        var url = url
+        return url.withUTF8 { relativePath(servingURL: $0) }
+    }
+
+    private func relativePath(servingURL url: UnsafeBufferPointer<UInt8>) -> String? {
+        let start = servingPrefix.count
+        guard url.count >= start, url[..<start].elementsEqual(servingPrefix) else { return nil }
+        let end = url[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? url.count
+        var path: [UInt8] = []
+        path.reserveCapacity(end - start)
+        var segmentStart = start
+        while true {
+            let segmentEnd = url[segmentStart..<end].firstIndex(of: UInt8(ascii: "/")) ?? end
+            let segment = url[segmentStart..<segmentEnd]
+            let decodedStart = path.count
+            if segment.contains(UInt8(ascii: "%")) {
+                path.append(contentsOf: PercentEncoding.decode(segment))
+            } else {
+                path.append(contentsOf: segment)
+            }
+            // An empty, `.` or `..` segment names no file of the folder (read as UTF-8, no other
+            // bytes spell those).
+            switch path.count - decodedStart {
+            case 0: return nil
+            case 1 where path[decodedStart] == UInt8(ascii: "."): return nil
+            case 2 where path[decodedStart] == UInt8(ascii: ".") && path[decodedStart + 1] == UInt8(ascii: "."): return nil
+            default: break
+            }
+            guard segmentEnd < end else { break }
+            path.append(UInt8(ascii: "/"))
+            segmentStart = segmentEnd + 1
         }
-        guard !decoded.contains(where: { $0 == "." || $0 == ".." || $0.isEmpty }) else { return nil }
-        let path = decoded.joined(separator: "/")
-        return paths.contains(path) ? path : nil
+        let decoded = String(decoding: path, as: UTF8.self)
+        return paths.contains(decoded) ? decoded : nil
     }
 
     private static func folderURL(_ url: BrowserURL) -> BrowserURL {

@@ -35,6 +35,41 @@ struct SiteTreeTests {
         #expect(excludedByLink.files.map(\.relativePath) == ["css/site.CSS", "img/logo.png", "index.html", "out/old.html"])
     }
 
+    @Test("links inside the folder are not followed: neither a link to a page nor a link to a folder is listed")
+    func linksInside() throws {
+        let folder = try makeSite()
+        try FileManager.default.createSymbolicLink(atPath: folder.path("linked.html"), withDestinationPath: folder.path("index.html"))
+        try FileManager.default.createSymbolicLink(atPath: folder.path("linked-docs"), withDestinationPath: folder.path("docs"))
+        try FileManager.default.createSymbolicLink(atPath: folder.path("dangling.html"), withDestinationPath: folder.path("gone.html"))
+        let site = try SiteTree(root: folder.url.path, baseURL: nil, excluding: [folder.path("out")])
+        #expect(site.files.map(\.relativePath) == ["css/site.CSS", "docs/a b.htm", "docs/x#1.xhtml", "img/logo.png", "index.html"])
+    }
+
+    @Test("a URL maps back to its file only when it lies under the base URL and names a file, escapes decoded")
+    func urlsMappedBack() throws {
+        let folder = try makeSite()
+        for path in ["docs/caf\u{e9}.html", "docs/100%.css", "docs/q?.png"] {
+            try Data("x".utf8).write(to: folder.url.appendingPathComponent(path))
+        }
+        let site = try SiteTree(root: folder.url.path, baseURL: BrowserURL("https://example.com/app/"))
+        #expect(site.relativePath(servingURL: "https://example.com/app/docs/caf%C3%A9.html") == "docs/caf\u{e9}.html")
+        #expect(site.relativePath(servingURL: "https://example.com/app/docs/caf%c3%a9.html#x") == "docs/caf\u{e9}.html")
+        #expect(site.relativePath(servingURL: "https://example.com/app/docs/100%25.css") == "docs/100%.css")
+        #expect(site.relativePath(servingURL: "https://example.com/app/docs/q%3F.png?q") == "docs/q?.png")
+        #expect(site.relativePath(servingURL: "https://example.com/app/docs%2Fa%20b.htm") == "docs/a b.htm")
+        #expect(site.relativePath(servingURL: "https://example.com/app/index.html") == "index.html")
+        for outside in ["https://example.com/app/", "https://example.com/app", "https://example.com/app/docs/",
+                        "https://example.com/app//index.html", "https://example.com/app/./index.html",
+                        "https://example.com/app/docs/../index.html", "https://example.com/app/docs/%2E%2E/index.html",
+                        "https://example.com/app/%2e/index.html", "https://example.com/app/index.html/",
+                        "https://example.com/app/caf%C3%A9.html", "https://example.com/app/docs/caf%E9.html",
+                        "http://example.com/app/index.html", "https://example.com/apps/index.html", ""] {
+            #expect(site.relativePath(servingURL: outside) == nil, "\(outside)")
+        }
+        let noBase = try SiteTree(root: folder.url.path, baseURL: nil)
+        #expect(noBase.relativePath(servingURL: "https://example.com/app/index.html") == nil)
+    }
+
     @Test("a file's URL is the base URL (taken as a folder) joined with its path; URLs map back to the files")
     func urls() throws {
         let folder = try makeSite()
