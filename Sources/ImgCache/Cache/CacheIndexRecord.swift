@@ -120,25 +120,24 @@ enum CacheIndexRecord: Equatable {
     }
 
     private static func writeFields(of metadata: CacheEntryMetadata, to out: inout JSONText) {
-        out.field("byteCount", number: String(metadata.byteCount))
+        out.field("byteCount", integer: metadata.byteCount)
         if let contentType = metadata.contentType { out.field("contentType", string: contentType) }
         if let etag = metadata.etag { out.field("etag", string: etag) }
         out.field("fetchedAt", number: seconds(metadata.fetchedAt))
-        out.field("formatVersion", number: String(metadata.formatVersion))
+        out.field("formatVersion", integer: metadata.formatVersion)
         out.key("imageFile")
         out.open()
-        out.field("inode", number: String(metadata.imageFile.inode))
-        out.field("modifiedAtNanoseconds", number: String(metadata.imageFile.modifiedAtNanoseconds))
-        out.field("size", number: String(metadata.imageFile.size))
+        out.field("inode", integer: metadata.imageFile.inode)
+        out.field("modifiedAtNanoseconds", integer: metadata.imageFile.modifiedAtNanoseconds)
+        out.field("size", integer: metadata.imageFile.size)
         out.close()
         if let lastModified = metadata.lastModified { out.field("lastModified", string: lastModified) }
         out.field("lastUsedAt", number: seconds(metadata.lastUsedAt))
         out.field("localName", string: metadata.localName)
-        let checksum = metadata.checksum.field
         // In the keys' order: "sha256" sorts before "url", "xxh64" after it.
-        if checksum.name < "url" { out.field(checksum.name, string: checksum.value) }
+        if case .sha256(let hex) = metadata.checksum { out.field("sha256", string: hex) }
         out.field("url", string: metadata.url)
-        if checksum.name > "url" { out.field(checksum.name, string: checksum.value) }
+        if case .xxh64(let value) = metadata.checksum { out.field("xxh64", string: ContentChecksum.hex(value)) }
     }
 
     private static func metadata(from fields: [String: JSONValue]) -> CacheEntryMetadata? {

@@ -24,14 +24,6 @@ enum ContentChecksum: Sendable, Equatable {
         }
     }
 
-    /// The index field it is written as, and its value.
-    var field: (name: String, value: String) {
-        switch self {
-        case .xxh64(let value): ("xxh64", Self.hex(value))
-        case .sha256(let hex): ("sha256", hex)
-        }
-    }
-
     /// The XXH64 an index field's value holds: exactly 16 lowercase hex digits, as written; nil
     /// for anything else. Both index readers (the general one and the fast line reader) use it.
     init?(xxh64Hex digits: some Collection<UInt8>) {
@@ -49,7 +41,8 @@ enum ContentChecksum: Sendable, Equatable {
         self = .xxh64(value)
     }
 
-    private static func hex(_ value: UInt64) -> String {
+    /// An XXH64 as the index writes it: 16 lowercase hex digits.
+    static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.utf8.count) + digits
     }

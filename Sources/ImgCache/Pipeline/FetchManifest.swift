@@ -134,7 +134,8 @@ public struct FetchManifest: Sendable, Codable {
         out.key("images")
         out.open()
         for url in images.keys.sorted() {
-            out.field(url, string: images[url]!)
+            out.key(escaping: url)
+            out.string(images[url]!)
             try flushIfFull()
         }
         out.close()
@@ -153,7 +154,7 @@ public struct FetchManifest: Sendable, Codable {
             for entry in page.references {
                 out.element()
                 out.open()
-                out.field("bytes", number: String(entry.bytes))
+                out.field("bytes", integer: entry.bytes)
                 if let contentType = entry.contentType { out.field("contentType", string: contentType) }
                 if let error = entry.error { out.field("error", string: error) }
                 out.field("kind", string: entry.kind)

@@ -52,25 +52,66 @@ struct JSONText {
         first = false
     }
 
-    mutating func key(_ name: String) {
+    /// A key the code names: written as it is, since no name the code uses needs escaping.
+    mutating func key(_ name: StaticString) {
+        assert(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount).allSatisfy {
+            $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        }, "a key that needs escaping")
+        beginKey()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        endKey()
+    }
+
+    /// A key from data (a URL, say), escaped as a string value is.
+    mutating func key(escaping name: String) {
+        beginKey()
+        appendString(name)
+        endKey()
+    }
+
+    private mutating func beginKey() {
         if !first { bytes.append(UInt8(ascii: ",")) }
         first = false
         newline()
-        appendString(name)
+    }
+
+    private mutating func endKey() {
         if indented { bytes.append(UInt8(ascii: " ")) }
         bytes.append(UInt8(ascii: ":"))
         if indented { bytes.append(UInt8(ascii: " ")) }
     }
 
-    mutating func field(_ name: String, string value: String) {
+    mutating func field(_ name: StaticString, string value: String) {
         key(name)
         appendString(value)
     }
 
     /// A number or a literal (`true`, `false`, `null`), written as given.
-    mutating func field(_ name: String, number text: String) {
+    mutating func field(_ name: StaticString, number text: String) {
         key(name)
         bytes.append(contentsOf: text.utf8)
+    }
+
+    /// An integer in decimal, as `String(value)` writes it, without making that String.
+    mutating func field(_ name: StaticString, integer value: some FixedWidthInteger) {
+        key(name)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = UInt64(value.magnitude)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for UInt64.max's 20 digits, the last one first
+        let count = withUnsafeMutableBytes(of: &digits) { buffer in
+            var count = 0
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude != 0
+            return count
+        }
+        withUnsafeBytes(of: &digits) { buffer in
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
     }
 
     private mutating func newline() {
