@@ -58,17 +58,12 @@ final class StagedImageFile {
             return failure
         case .unnamed(let descriptor):
             #if os(Linux)
-            let source = "/proc/self/fd/\(descriptor)"
-            if linkat(AT_FDCWD, source, AT_FDCWD, finalPath, AT_SYMLINK_FOLLOW) == 0 { return 0 }
-            let linkFailure = errno
-            if linkFailure == ENOENT, access("/proc/self/fd", F_OK) != 0 {
-                // No /proc (a bare container): unnamed files cannot be linked here, ever.
-                Self.unnamedFilesUnusable.withLock { $0 = true }
-            }
-            guard linkFailure == EEXIST else { return linkFailure }
+            let linked = Self.link(descriptor, to: finalPath)
+            guard linked == EEXIST else { return linked }
             // `linkat` never replaces a file: link under a temporary name, then rename over.
             let temporary = CacheFileLayout.temporaryPath(beside: finalPath)
-            guard linkat(AT_FDCWD, source, AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) == 0 else { return errno }
+            let linkedAside = Self.link(descriptor, to: temporary)
+            guard linkedAside == 0 else { return linkedAside }
             let failure = CacheFileSystem.rename(temporary, to: finalPath)
             if failure != 0 { unlink(temporary) }
             return failure
@@ -96,6 +91,41 @@ final class StagedImageFile {
     /// named temporary files instead of being written twice. Set from the start by
     /// `IMGCACHE_PORTABLE_FILES=1`, which the tests use to run the path Darwin takes.
     private static let unnamedFilesUnusable = ThreadLocked(getenv("IMGCACHE_PORTABLE_FILES").map { String(cString: $0) == "1" } ?? false)
+
+    /// Set once the kernel refused to link an unnamed file by its descriptor: later images go
+    /// through `/proc/self/fd` at once.
+    private static let descriptorLinksRefused = ThreadLocked(false)
+
+    /// Gives an unnamed file the name `path`. Returns 0, or the `errno` of the failure.
+    ///
+    /// By its descriptor (`AT_EMPTY_PATH`) where the kernel allows it to the process that opened
+    /// the file (Linux 6.10 and later; before, only with `CAP_DAC_READ_SEARCH`), else by
+    /// `/proc/self/fd/N`, whose look-up in procfs cost 2.5 µs more per image (2,000 images on
+    /// tmpfs: 53 → 48 ms of system time).
+    /// - Parameter byDescriptor: false to go through `/proc` whatever the kernel allows (for tests
+    ///   of that path).
+    static func link(_ descriptor: Int32, to path: String, byDescriptor: Bool = true) -> Int32 {
+        let triedDescriptor = byDescriptor && !descriptorLinksRefused.withLock { $0 }
+        if triedDescriptor {
+            if linkat(descriptor, "", AT_FDCWD, path, atEmptyPath) == 0 { return 0 }
+            let failure = errno
+            // ENOENT is also what a missing folder gives: /proc tells the two apart.
+            guard failure == ENOENT || failure == EPERM else { return failure }
+        }
+        if linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
+            if triedDescriptor { descriptorLinksRefused.withLock { $0 = true } }
+            return 0
+        }
+        let failure = errno
+        if failure == ENOENT, access("/proc/self/fd", F_OK) != 0 {
+            // No /proc (a bare container) and no descriptor links: unnamed files cannot be linked here, ever.
+            unnamedFilesUnusable.withLock { $0 = true }
+        }
+        return failure
+    }
+
+    /// `AT_EMPTY_PATH`, which Swift's Glibc does not import (it needs `_GNU_SOURCE`).
+    private static let atEmptyPath: Int32 = 0x1000
 
     /// `O_TMPFILE`, which Swift does not import (a macro of macros). The same value on every
     /// architecture Swift runs on.

@@ -34,4 +34,25 @@ struct StagedImageFileTests {
             try StagedImageFile.write([1], for: folder.path + "/missing/x.png", durable: false, allowUnnamed: allowUnnamed)
         }
     }
+
+    #if os(Linux)
+    @Test("an unnamed file is linked by its descriptor and through /proc alike; an existing name or a missing folder is reported",
+          arguments: [true, false])
+    func linkWays(byDescriptor: Bool) throws {
+        let folder = try CacheTestFolder()
+        let bytes = CacheTestData.bytes(4_000, seed: 3)
+        let descriptor = open(folder.path, 0o20000000 | O_DIRECTORY | O_WRONLY | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0, "O_TMPFILE on this file system")
+        defer { close(descriptor) }
+        #expect(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+        let path = folder.path + "/linked.png"
+        #expect(StagedImageFile.link(descriptor, to: path, byDescriptor: byDescriptor) == 0)
+        #expect(folder.read("linked.png") == bytes)
+        #expect(StagedImageFile.link(descriptor, to: path, byDescriptor: byDescriptor) == EEXIST)
+        #expect(StagedImageFile.link(descriptor, to: folder.path + "/missing/x.png", byDescriptor: byDescriptor) == ENOENT)
+        #expect(StagedImageFile.link(descriptor, to: folder.path + "/second.png", byDescriptor: byDescriptor) == 0,
+                "a missing folder does not turn either way off")
+        #expect(folder.allFiles().sorted() == ["linked.png", "second.png"])
+    }
+    #endif
 }
