@@ -256,7 +256,7 @@ public final class ImageCacheStore: Sendable {
                 return probe.metadata
             }
             state.catchUp()
-            return localNames.map { $0.flatMap { state.index[$0] } }
+            return localNames.map { $0.flatMap { state.index.lookUp($0) } }
         }
     }
 

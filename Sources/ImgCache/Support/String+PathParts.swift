@@ -12,6 +12,9 @@ extension String {
     var containingFolder: String {
         let folder = splitAtLastSlash().folder
         if folder.isEmpty { return "." }
-        return folder.count == 1 ? "/" : String(folder.dropLast())
+        // By byte again: the folder less its `/`, which `Substring.count` and `dropLast()` would
+        // reach by stepping over every Character of the folder.
+        let slash = utf8.index(before: folder.endIndex)
+        return slash == startIndex ? "/" : String(self[..<slash])
     }
 }

@@ -496,6 +496,30 @@ struct ImageCacheStoreTests {
         #expect(try ImageCacheStore(directory: folder.path).stats().entryCount == 2)
     }
 
+    @Test("a reader that looks the same images up page after page follows another store's revalidations, replacements, uses and removals")
+    func repeatedLookupsFollowWriter() throws {
+        let folder = try CacheTestFolder()
+        let writer = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 1_000_000))
+        let reader = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxAge: 1_000_000))
+        let urls = ["a", "b", "c"].map { CacheTestData.url($0) }
+        for (position, url) in urls.enumerated() {
+            try writer.store([UInt8(position)], for: url, contentType: "image/png", etag: "\"0\"", lastModified: nil, now: t0)
+        }
+        for page in 1...3 {
+            #expect(reader.lookUpForUse(urls, now: t0).map { $0.metadata?.etag } == ["\"0\"", "\"0\"", "\"0\""], "page \(page)")
+        }
+        try writer.markRevalidated(urls[0], etag: "\"1\"", lastModified: nil, now: t0 + 10)
+        try writer.store([9, 9], for: urls[1], contentType: "image/gif", etag: "\"2\"", lastModified: nil, now: t0 + 10)
+        #expect(try writer.remove(urls[2]))
+        let later = reader.lookUpForUse(urls, now: t0 + 200)
+        #expect(later[0].metadata?.etag == "\"1\"" && later[0].metadata?.fetchedAt == t0 + 10)
+        #expect(later[1].metadata?.contentType == "image/gif" && later[1].metadata?.byteCount == 2)
+        #expect(later[2] == .missing)
+        #expect(reader.contents(for: urls[1])?.bytes == [9, 9])
+        // The reader recorded the uses (over a minute after the last): a third store sees them.
+        #expect(try ImageCacheStore(directory: folder.path).lookup(urls[0], now: t0 + 200).metadata?.lastUsedAt == t0 + 200)
+    }
+
     @Test("durable writes (fsync) store and read back the same way")
     func durableWrites() throws {
         let folder = try CacheTestFolder()

@@ -22,4 +22,46 @@ struct JSONTextTests {
             }
         }
     }
+
+    @Test("integers are written as String(_:) writes them, keys and containers as JSONEncoder spaces them")
+    func integersAndKeys() throws {
+        let values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_234_567, Int64(Int32.max), Int64.max, Int64.min, Int64.min + 1]
+        for value in values {
+            var text = JSONText(indented: false)
+            text.open()
+            text.field("n", integer: value)
+            text.close()
+            #expect(text.bytes == Array("{\"n\":\(value)}".utf8))
+        }
+        var unsigned = JSONText(indented: false)
+        unsigned.open()
+        unsigned.field("inode", integer: UInt64.max)
+        unsigned.key(escaping: "https://example.com/\"q\"")
+        unsigned.string("x")
+        unsigned.close()
+        #expect(String(decoding: unsigned.bytes, as: UTF8.self) == "{\"inode\":\(UInt64.max),\"https://example.com/\\\"q\\\"\":\"x\"}")
+
+        struct Sample: Encodable { let a: Int; let b: [String: Int]; let c: String }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var pretty = JSONText()
+        pretty.open()
+        pretty.field("a", integer: -42)
+        pretty.key("b")
+        pretty.open()
+        pretty.field("x/y", integer: 7)
+        pretty.close()
+        pretty.field("c", string: "d")
+        pretty.close()
+        #expect(pretty.bytes == Array(try encoder.encode(Sample(a: -42, b: ["x/y": 7], c: "d"))))
+    }
+
+    @Test("a path's containing folder, as open(2) takes it")
+    func containingFolder() {
+        let cases = ["name.png": ".", "/name.png": "/", "a/b.png": "a", "/a/b/c.png": "/a/b", "caf\u{e9}/\u{fc}.png": "caf\u{e9}",
+                     "dir/": "dir", "//x": "/", "a\u{301}/b": "a\u{301}", "\u{301}/b": "\u{301}"]
+        for (path, folder) in cases {
+            #expect(path.containingFolder == folder, "\(path)")
+        }
+    }
 }
