@@ -60,13 +60,35 @@ struct SimpleURLResolver: Sendable {
                   !input[..<colon].contains(UInt8(ascii: "/")), !input[..<colon].contains(UInt8(ascii: "?")) {
             return Self.absolute(input)
         } else {
-            guard PlainURLText.hasNoDotSegments(input) else { return .needsParser }
-            return .serialized(Self.concatenated(origin, directory, input))
+            return relativePath(input)
         }
     }
 
+    /// A path relative to the base's directory. Leading `./` and `../` are read as the parser's
+    /// path state reads them (`./` stays, `../` takes one folder off, never above the root);
+    /// the rest must have no dot segment. Pages in a folder of a site name their images
+    /// `../img/a.png`: 3,300 such references of a 300-page site took the full parser.
+    private func relativePath(_ input: UnsafeBufferPointer<UInt8>) -> Outcome {
+        var start = 0
+        var directoryEnd = directory.count
+        while input.count - start >= 2, input[start] == UInt8(ascii: ".") {
+            if input[start + 1] == UInt8(ascii: "/") {
+                start += 2
+            } else if input.count - start >= 3, input[start + 1] == UInt8(ascii: "."), input[start + 2] == UInt8(ascii: "/") {
+                start += 3
+                // The directory ends in "/"; the folder before that one goes.
+                if directoryEnd > 1 { directoryEnd = directory[..<(directoryEnd - 1)].lastIndex(of: UInt8(ascii: "/"))! + 1 }
+            } else {
+                break
+            }
+        }
+        let rest = UnsafeBufferPointer(rebasing: input[start...])
+        guard PlainURLText.hasNoDotSegments(rest) else { return .needsParser }
+        return .serialized(Self.concatenated(origin, directory[..<directoryEnd], rest))
+    }
+
     /// The ASCII bytes of the three parts, written straight into a string's storage.
-    private static func concatenated(_ first: [UInt8], _ second: [UInt8], _ third: UnsafeBufferPointer<UInt8>) -> String {
+    private static func concatenated(_ first: [UInt8], _ second: ArraySlice<UInt8>, _ third: UnsafeBufferPointer<UInt8>) -> String {
         String(unsafeUninitializedCapacity: first.count + second.count + third.count) { buffer in
             var end = buffer.initialize(fromContentsOf: first)
             end = buffer[end...].initialize(fromContentsOf: second)

@@ -5,7 +5,7 @@ import Testing
 struct SimpleURLResolverTests {
     let bases = [
         "https://example.com/a/b/page.html?x=1#top", "http://example.com", "https://user:pw@host.example:8443/dir/",
-        "https://example.com/a/b?q=/c/d",
+        "https://example.com/a/b?q=/c/d", "https://example.com/site/docs/deep/index.html",
     ]
 
     @Test("whenever the fast path answers, it answers exactly what the URL Standard parser does")
@@ -14,7 +14,7 @@ struct SimpleURLResolverTests {
             var generator = SystemRandomNumberGenerator()
             let pieces = ["a", "img", ".", "..", "/", "//", "?", "#", "%2e", "%41", ":", "@", "http:", "https:", "//", "HTTP://",
                           "Example.COM", "example.com", "1.2.3.4", "0x7f", "xn--bcher-kva", "b\u{fc}cher", " ", "\t", "\\",
-                          "png", ".png", "//cdn.example.net", "//cdn.example.net:443", "//h:80/", "'", "\"", "<", "{", "|", "^", "`", "=", "&", ",", "-", "~", "8080", "[::1]", "..png", "a."]
+                          "png", ".png", "//cdn.example.net", "//cdn.example.net:443", "//h:80/", "'", "\"", "<", "{", "|", "^", "`", "=", "&", ",", "-", "~", "8080", "[::1]", "..png", "a.", "../", "./", "../../", ".../"]
             var checked = 0, fast = 0
             for _ in 0..<30_000 {
                 let input = (0..<Int.random(in: 1...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
@@ -41,7 +41,11 @@ struct SimpleURLResolverTests {
         #expect(resolver.resolve("//cdn.example.net/a.png?w=1") == "https://cdn.example.net/a.png?w=1")
         #expect(resolver.resolve("//cdn.example.net:8443") == "https://cdn.example.net:8443/")
         #expect(resolver.resolve("//CDN.example.net/a.png") == nil)
-        #expect(resolver.resolve("../a.png") == nil)
+        #expect(resolver.resolve("../a.png") == "https://example.com/a.png")
+        #expect(resolver.resolve("./../img/a.png") == "https://example.com/img/a.png")
+        #expect(resolver.resolve("../../../a.png") == "https://example.com/a.png", "never above the root")
+        #expect(resolver.resolve("../img/../a.png") == nil, "a dot segment after the start takes the parser")
+        #expect(resolver.resolve("..") == nil)
         #expect(resolver.resolve("HTTPS://CDN.example.net/a.png") == nil)
     }
 }
