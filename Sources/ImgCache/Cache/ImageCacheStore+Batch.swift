@@ -73,7 +73,9 @@ extension ImageCacheStore {
                             contentType: image.contentType, byteCount: image.bytes.count, checksum: item.checksum,
                             etag: image.etag, lastModified: image.lastModified,
                             fetchedAt: time, lastUsedAt: time, imageFile: status.fingerprint)
-                        if naming.localName(for: image.url) == nil, let old = session.superseded(url: metadata.url, by: item.localName) {
+                        // Named by its bytes (the URL gives no name): a name the URL had before goes.
+                        if (image.urlName ?? naming.localName(for: image.url)) == nil,
+                           let old = session.superseded(url: metadata.url, by: item.localName) {
                             superseded.append(old)
                         }
                         records.append(.entry(metadata))

@@ -62,7 +62,7 @@ extension ImageCacheStore {
                 byteCount: bytes.count, checksum: checksum, etag: etag, lastModified: lastModified,
                 fetchedAt: time, lastUsedAt: time, imageFile: image.fingerprint
             )
-            let superseded = naming.localName(for: url) == nil ? session.superseded(url: urlString, by: localName) : nil
+            let superseded = (urlName ?? naming.localName(for: url)) == nil ? session.superseded(url: urlString, by: localName) : nil
             do {
                 try session.record([.entry(metadata)])
             } catch {

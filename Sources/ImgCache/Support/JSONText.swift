@@ -54,12 +54,13 @@ struct JSONText {
 
     /// A key the code names: written as it is, since no name the code uses needs escaping.
     mutating func key(_ name: StaticString) {
-        assert(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount).allSatisfy {
-            $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-        }, "a key that needs escaping")
         beginKey()
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        name.withUTF8Buffer { utf8 in
+            assert(utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") },
+                   "a key that needs escaping")
+            bytes.append(contentsOf: utf8)
+        }
         bytes.append(UInt8(ascii: "\""))
         endKey()
     }
