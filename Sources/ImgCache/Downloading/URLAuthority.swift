@@ -64,9 +64,10 @@ package struct URLAuthority: Equatable, Sendable {
         }
         let scheme: String
         let defaultPort: Int
-        if separator == 4, hasASCIIPrefix("http", ignoringCaseOf: bytes) {
+        let schemeBytes = bytes[..<separator]
+        if schemeBytes.elementsEqual("http".utf8, by: { $0.asciiLowercased == $1 }) {
             (scheme, defaultPort) = ("http", 80)
-        } else if separator == 5, hasASCIIPrefix("https", ignoringCaseOf: bytes) {
+        } else if schemeBytes.elementsEqual("https".utf8, by: { $0.asciiLowercased == $1 }) {
             (scheme, defaultPort) = ("https", 443)
         } else {
             return .invalid
@@ -120,14 +121,6 @@ package struct URLAuthority: Equatable, Sendable {
         self.scheme = scheme
         self.host = host
         self.port = port
-    }
-
-    private static func hasASCIIPrefix(_ lowercase: StaticString, ignoringCaseOf bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count >= lowercase.utf8CodeUnitCount else { return false }
-        for offset in 0..<lowercase.utf8CodeUnitCount where bytes[offset].asciiLowercased != lowercase.utf8Start[offset] {
-            return false
-        }
-        return true
     }
 
     /// Splits `[userinfo@]host[:port]` (host may be a bracketed IPv6 literal). The host comes back
