@@ -55,15 +55,7 @@ public struct LocalImageNaming: Sendable, Hashable {
         return serialized.withUTF8 { bytes -> Result in
             // The path's end found a word at a time, then its last segment read backwards: four
             // searches over each URL cost as much as the rest of its naming.
-            guard let base = bytes.baseAddress else { return body(nil) }
-            let raw = UnsafeRawPointer(base)
-            var pathEnd = 0
-            while pathEnd + 8 <= bytes.count {
-                let word = raw.loadUnaligned(fromByteOffset: pathEnd, as: UInt64.self)
-                if word.containsByte(UInt8(ascii: "?")) || word.containsByte(UInt8(ascii: "#")) { break }
-                pathEnd += 8
-            }
-            while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
+            let pathEnd = bytes.firstOffset(of: UInt8(ascii: "?"), or: UInt8(ascii: "#"), from: 0, before: bytes.count)
             var segmentStart = pathEnd
             var dot: Int?, hasPercent = false
             while segmentStart > 0, bytes[segmentStart - 1] != UInt8(ascii: "/") {

@@ -13,4 +13,19 @@ extension UnsafeBufferPointer<UInt8> {
         while p < end, base[p] != byte { p += 1 }
         return p
     }
+
+    /// The offset of the first `byte` or `other` in `start..<end`, or `end` when there is neither:
+    /// as ``firstOffset(of:from:before:)``, for where a URL's path ends (`?` or `#`).
+    func firstOffset(of byte: UInt8, or other: UInt8, from start: Int, before end: Int) -> Int {
+        guard let base = baseAddress else { return end }
+        let raw = UnsafeRawPointer(base)
+        var p = start
+        while p + 8 <= end {
+            let word = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+            if word.containsByte(byte) || word.containsByte(other) { break }
+            p += 8
+        }
+        while p < end, base[p] != byte, base[p] != other { p += 1 }
+        return p
+    }
 }
