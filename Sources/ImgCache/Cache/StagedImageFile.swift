@@ -100,8 +100,7 @@ final class StagedImageFile {
     ///
     /// By its descriptor (`AT_EMPTY_PATH`) where the kernel allows it to the process that opened
     /// the file (Linux 6.10 and later; before, only with `CAP_DAC_READ_SEARCH`), else by
-    /// `/proc/self/fd/N`, whose look-up in procfs cost 2.5 µs more per image (2,000 images on
-    /// tmpfs: 53 → 48 ms of system time).
+    /// `/proc/self/fd/N`, which costs a path look-up in procfs for every image.
     /// - Parameter byDescriptor: false to go through `/proc` whatever the kernel allows (for tests
     ///   of that path).
     static func link(_ descriptor: Int32, to path: String, byDescriptor: Bool = true) -> Int32 {
