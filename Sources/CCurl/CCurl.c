@@ -18,6 +18,7 @@ static struct {
     CURLMsg *(*multi_info_read)(CURLM *, int *);
     CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
     CURLMcode (*multi_wakeup)(CURLM *);
+    CURLMcode (*multi_timeout)(CURLM *, long *);
     const char *(*multi_strerror)(CURLMcode);
     CURL *(*easy_init)(void);
     void (*easy_cleanup)(CURL *);
@@ -60,6 +61,7 @@ static void load(void) {
     FIND(multi_info_read, "curl_multi_info_read")
     FIND(multi_poll, "curl_multi_poll")
     FIND(multi_wakeup, "curl_multi_wakeup")
+    FIND(multi_timeout, "curl_multi_timeout")
     FIND(multi_strerror, "curl_multi_strerror")
     FIND(easy_init, "curl_easy_init")
     FIND(easy_cleanup, "curl_easy_cleanup")
@@ -103,7 +105,10 @@ CURLMcode imgcache_curl_multi_add_handle(CURLM *multi, CURL *handle) { return cu
 CURLMcode imgcache_curl_multi_remove_handle(CURLM *multi, CURL *handle) { return curl.multi_remove_handle(multi, handle); }
 CURLMcode imgcache_curl_multi_perform(CURLM *multi, int *running) { return curl.multi_perform(multi, running); }
 CURLMsg *imgcache_curl_multi_info_read(CURLM *multi, int *left) { return curl.multi_info_read(multi, left); }
-CURLMcode imgcache_curl_multi_poll(CURLM *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
+CURLMcode imgcache_curl_multi_poll(CURLM *multi, int timeout_ms, int *ready) {
+    return curl.multi_poll(multi, NULL, 0, timeout_ms, ready);
+}
+CURLMcode imgcache_curl_multi_timeout(CURLM *multi, long *timeout_ms) { return curl.multi_timeout(multi, timeout_ms); }
 CURLMcode imgcache_curl_multi_wakeup(CURLM *multi) { return curl.multi_wakeup(multi); }
 const char *imgcache_curl_multi_strerror(CURLMcode code) { return curl.multi_strerror(code); }
 

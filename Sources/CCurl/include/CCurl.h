@@ -27,7 +27,10 @@ CURLMcode imgcache_curl_multi_add_handle(CURLM *multi, CURL *handle);
 CURLMcode imgcache_curl_multi_remove_handle(CURLM *multi, CURL *handle);
 CURLMcode imgcache_curl_multi_perform(CURLM *multi, int *running);
 CURLMsg *imgcache_curl_multi_info_read(CURLM *multi, int *left);
-CURLMcode imgcache_curl_multi_poll(CURLM *multi, int timeout_ms);
+/// `curl_multi_poll` without extra descriptors; `ready` (may be NULL) is set to how many of libcurl's
+/// own sockets are ready, the wake-up not counted.
+CURLMcode imgcache_curl_multi_poll(CURLM *multi, int timeout_ms, int *ready);
+CURLMcode imgcache_curl_multi_timeout(CURLM *multi, long *timeout_ms);
 CURLMcode imgcache_curl_multi_wakeup(CURLM *multi);
 const char *imgcache_curl_multi_strerror(CURLMcode code);
 

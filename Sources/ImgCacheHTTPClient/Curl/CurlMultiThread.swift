@@ -142,6 +142,8 @@ final class CurlMultiThread: @unchecked Sendable {
         lock.withLock { threadID = pthread_self() }
         let executor = asUnownedTaskExecutor()
         var ranJobs: [UnownedJob] = []
+        // How many of libcurl's sockets the last wait found ready.
+        var readySockets: Int32 = 0
         while true {
             let (added, cancelled, stopping) = lock.withLock {
                 wakeUpPending = false
@@ -166,8 +168,15 @@ final class CurlMultiThread: @unchecked Sendable {
                 }
             }
             if stopping { break }
-            var stillRunning: Int32 = 0
-            _ = imgcache_curl_multi_perform(multi, &stillRunning)
+            // libcurl 7.88's perform runs every transfer (up to 100 HTTP/2 streams), so it is called
+            // only when there is something for it to do: a socket ready, or a time-out due, which
+            // is also how a new transfer and data libcurl holds already read (TLS) ask for a run.
+            // Not for the turns on which only tasks ran.
+            if readySockets > 0 || libcurlTimeoutIsDue {
+                var stillRunning: Int32 = 0
+                _ = imgcache_curl_multi_perform(multi, &stillRunning)
+            }
+            readySockets = 0
             var left: Int32 = 0
             while let message = imgcache_curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -179,7 +188,7 @@ final class CurlMultiThread: @unchecked Sendable {
             // Tasks resumed by the transfers that ended, or transfers handed in by tasks, are
             // taken at once: the thread itself handed them in, so no wake-up is on its way.
             let hasWork = !released.isEmpty || lock.withLock { !jobs.isEmpty || !submitted.isEmpty || !cancellations.isEmpty }
-            if !hasWork { _ = imgcache_curl_multi_poll(multi, running.isEmpty ? 1000 : 100) }
+            if !hasWork { _ = imgcache_curl_multi_poll(multi, running.isEmpty ? 1000 : 100, &readySockets) }
         }
         for easy in Array(running.keys) {
             end(easy, with: .failure(TransportError.connection("the transport is shut down")))
@@ -197,6 +206,13 @@ final class CurlMultiThread: @unchecked Sendable {
         for transfer in late { transfer.finish(.failure(TransportError.connection("the transport is shut down"))) }
         for waiter in waiters { waiter.resume() }
         runJobsUntilUnused(on: executor)
+    }
+
+    /// Whether libcurl wants `curl_multi_perform` now (`curl_multi_timeout` says 0).
+    private var libcurlTimeoutIsDue: Bool {
+        var milliseconds = -1
+        _ = imgcache_curl_multi_timeout(multi, &milliseconds)
+        return milliseconds == 0
     }
 
     /// The thread's last part: the jobs of the tasks that still prefer it, which end soon now that
