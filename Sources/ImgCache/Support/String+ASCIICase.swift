@@ -6,19 +6,13 @@ extension String {
     }
 
     /// Whether it starts with `prefix`, ASCII letters compared regardless of case.
-    /// Compared over the two strings' UTF-8 buffers: `String.UTF8View`'s iterator costs several
-    /// times more a byte, and every response's headers are looked up this way.
     package func hasPrefixIgnoringASCIICase(_ prefix: String) -> Bool {
+        // Over the two strings' UTF-8 buffers: `String.UTF8View`'s iterator costs several times
+        // more a byte, and every response's headers are looked up this way.
         var own = self
         var prefix = prefix
         return own.withUTF8 { own in
-            prefix.withUTF8 { prefix in
-                guard own.count >= prefix.count else { return false }
-                for index in prefix.indices where own[index].asciiLowercased != prefix[index].asciiLowercased {
-                    return false
-                }
-                return true
-            }
+            prefix.withUTF8 { own.starts(with: $0) { $0.asciiLowercased == $1.asciiLowercased } }
         }
     }
 }
