@@ -44,9 +44,11 @@ protocol HTMLScanHandler: AnyObject {
 final class HTMLScanner {
     private let state: UnsafeMutablePointer<ScanState>
 
-    init(buffer: ParseBuffer, handler: any HTMLScanHandler) {
+    /// - Parameter skipsRawTextContent: whether libxml2 is moved past the content of scripts and
+    ///   style sheets (``RawTextContentSkip``); what is reported is the same either way.
+    init(buffer: ParseBuffer, handler: any HTMLScanHandler, skipsRawTextContent: Bool = RawTextContentSkip.isSupported) {
         state = .allocate(capacity: 1)
-        state.initialize(to: ScanState(buffer: buffer, handler: handler))
+        state.initialize(to: ScanState(buffer: buffer, handler: handler, skipsRawTextContent: skipsRawTextContent))
     }
 
     deinit {
@@ -101,6 +103,9 @@ final class HTMLScanner {
         _ = htmlParseDocument(ctxt)
     }
 
+    /// How many bytes of script and style content libxml2 was moved past.
+    var skippedRawTextBytes: Int { state.pointee.skippedRawTextBytes }
+
     /// Where the element being reported may be found again later, without libxml2.
     var pendingTag: PendingTag { state.pointee.pendingTag }
 
@@ -119,6 +124,8 @@ private struct ScanState {
     let handler: any HTMLScanHandler
     var context: htmlParserCtxtPtr?
     var scanner: Unmanaged<HTMLScanner>?
+    let skipsRawTextContent: Bool
+    var skippedRawTextBytes = 0
 
     /// Every offset before this belongs to markup libxml2 has already reported.
     var cursor = 0
@@ -157,10 +164,11 @@ private struct ScanState {
         "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
     ]
 
-    init(buffer: ParseBuffer, handler: any HTMLScanHandler) {
+    init(buffer: ParseBuffer, handler: any HTMLScanHandler, skipsRawTextContent: Bool) {
         self.buffer = buffer
         self.page = buffer.view
         self.handler = handler
+        self.skipsRawTextContent = skipsRawTextContent
     }
 
     private var consumed: Int {
@@ -239,6 +247,10 @@ private struct ScanState {
             let contentEnd = rawTextEnd(named: "style", from: contentStart)
             handler.styleText(contentStart..<contentEnd, isInert: inert)
             cursor = max(cursor, contentEnd)
+        }
+
+        if flags.isRawText, skipsRawTextContent, let context {
+            skippedRawTextBytes += RawTextContentSkip.skipContent(of: cName, in: context)
         }
 
         // In SVG, a tag with a void element's name is an ordinary (foreign) element.

@@ -209,7 +209,7 @@ struct SiteFetchTests {
         let server = try await TestImageServer.start()
         let folder = try TemporaryFolder()
         let site = try GeneratedSite(server: server, folder: folder, slowImage: "slow/late.png")
-        server.route("/app/slow/late.png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(3)))
+        server.route("/app/slow/late.png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(5)))
         let outcome = try await CommandRunner.runOffPool(
             ["fetch", "site", "--base-url", site.base, "--out", "Web", "--per-host", "64", "--events", "ndjson", "--quiet",
              "--debounce", "0"], in: folder.url)

@@ -1,0 +1,83 @@
+#if canImport(Darwin)
+import Darwin
+internal import libxml2  // the SDK's own module (Xcode 12+): headers in $SDKROOT/usr/include/libxml2
+#else
+import Glibc
+internal import CLibXML2  // pkg-config's libxml-2.0
+#endif
+
+/// Moves libxml2 past the content of a `<script>` or `<style>` that it would otherwise read one
+/// character at a time, without changing anything it reports.
+///
+/// libxml2 2.9 reads raw text through `htmlParseScript`: a UTF-8 decode, a validity check and a
+/// copy for every character, handed to no callback (the scanner sets none for text), until `</`
+/// and the element's name in any case. On pages with large inline scripts or style sheets that is
+/// most of the parse. From the start-element callback, with the parser at the start tag's `>`,
+/// this finds that same end (`</name` as a case-insensitive prefix, as `xmlStrncasecmp` compares)
+/// in libxml2's own copy of the input, writes a `>` into the last content byte and moves the
+/// parser there: libxml2 then consumes that `>` as the end of the start tag and finds the end tag
+/// next, in the state it would have reached by reading the content. Offsets do not move, so
+/// `xmlByteConsumed` is unchanged for every later event.
+///
+/// This relies on how 2.9.12–2.9.14 read content (`htmlParseElementInternal`,
+/// `htmlParseContentInternal`, `htmlParseScript` are identical in those versions): earlier ones
+/// stop at control characters, later ones restructure the content loop. Any other version
+/// (checked at run time, so an app on an OS with a different libxml2 is covered) reads the
+/// content itself, the path the tests also run.
+enum RawTextContentSkip {
+    /// Whether the libxml2 this process runs reads raw text the way this skip reproduces.
+    static let isSupported: Bool = {
+        guard let version = runtimeVersion else { return false }
+        return (20912...20914).contains(version)
+    }()
+
+    /// libxml2's version as a number (`20914` for 2.9.14), from its exported `xmlParserVersion`
+    /// string: the header's `LIBXML_VERSION` says what the code was compiled against, which on
+    /// Apple platforms need not be the library the OS loads. (The variable is a macro over
+    /// `__xmlParserVersion()` in threaded builds, a function 2.14 removed; the symbol itself is
+    /// exported by every version.)
+    private static let runtimeVersion: Int? = {
+        #if canImport(Darwin)
+        let handle = RTLD_DEFAULT
+        #else
+        let handle = dlopen(nil, RTLD_LAZY)
+        #endif
+        guard let symbol = dlsym(handle, "xmlParserVersion") else { return nil }
+        guard let text = symbol.assumingMemoryBound(to: UnsafePointer<CChar>?.self).pointee else { return nil }
+        let digits = String(cString: text).prefix { $0.isASCII && $0.isNumber }
+        return Int(digits)
+    }()
+
+    /// Moves the parser past the content of the raw-text element it has just reported, if that
+    /// content is something `htmlParseScript` alone would read. Call only from the start-element
+    /// callback of a `script` or `style` (`name` as libxml2 reports it: lowercase).
+    /// - Returns: how many content bytes libxml2 will not read (0 when it reads them itself).
+    static func skipContent(of name: UnsafePointer<xmlChar>, in context: htmlParserCtxtPtr) -> Int {
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end else { return 0 }
+        // The parser stands at the start tag's `>` (not at `/>`, which ends the element, nor at
+        // the end of input). Content that starts with `<` goes through the content loop's tag
+        // branches first (`</p>` would be parsed as an end tag): left to libxml2.
+        guard cursor + 1 < end, cursor.pointee == UInt8(ascii: ">"), cursor[1] != UInt8(ascii: "<") else { return 0 }
+        let nameLength = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+        let content = UnsafeBufferPointer(start: cursor + 1, count: end - (cursor + 1))
+        var p = 1  // content[0] is not `<`
+        while true {
+            p = content.firstOffset(of: UInt8(ascii: "<"), from: p, before: content.count)
+            // No end tag: libxml2 reads to the end of the input; leave that to it.
+            guard p + 2 + nameLength <= content.count else { return 0 }
+            if content[p + 1] == UInt8(ascii: "/"), matches(name, length: nameLength, at: content.baseAddress! + p + 2) { break }
+            p += 1
+        }
+        // `p` ≥ 1: the byte before the end tag is content, which libxml2 will not read.
+        let last = UnsafeMutablePointer(mutating: content.baseAddress! + p - 1)
+        last.pointee = UInt8(ascii: ">")
+        input.pointee.cur = UnsafePointer(last)
+        return p - 1
+    }
+
+    /// `xmlStrncasecmp(name, bytes, length) == 0`: ASCII letters in either case, other bytes as they are.
+    private static func matches(_ name: UnsafePointer<xmlChar>, length: Int, at bytes: UnsafePointer<UInt8>) -> Bool {
+        for k in 0..<length where bytes[k].asciiLowercased != name[k] { return false }
+        return true
+    }
+}
