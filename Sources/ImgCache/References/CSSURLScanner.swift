@@ -56,6 +56,19 @@ enum CSSURLScanner {
     private static let nameCharactersBelow64: UInt64 = 0x03FF_2000_0000_0000
     private static let nameCharactersFrom64: UInt64 = 0x07FF_FFFE_87FF_FFFE
 
+    /// The characters that change what the scan knows once a declaration has begun: comments,
+    /// strings, escapes, at-rules, declaration and block ends, parentheses (`/ " ' \ @ ; { } ( )`),
+    /// as bits like the name characters'.
+    private static let significantBelow64: UInt64 = 1 << 0x22 | 1 << 0x27 | 1 << 0x28 | 1 << 0x29 | 1 << 0x2F | 1 << 0x3B
+    private static let significantFrom64: UInt64 = 1 << (0x40 - 64) | 1 << (0x5C - 64) | 1 << (0x7B - 64) | 1 << (0x7D - 64)
+
+    private static func isSignificant(_ s: Unicode.Scalar) -> Bool {
+        let value = s.value
+        if value < 64 { return significantBelow64 >> UInt64(value) & 1 != 0 }
+        if value < 128 { return significantFrom64 >> UInt64(value - 64) & 1 != 0 }
+        return false
+    }
+
     private static func isNameCharacter(_ s: Unicode.Scalar) -> Bool {
         let value = s.value
         if value < 64 { return nameCharactersBelow64 >> UInt64(value) & 1 != 0 }
@@ -114,6 +127,17 @@ enum CSSURLScanner {
             property = nil
         }
         while i < n {
+            if !atDeclarationStart {
+                // Past a declaration's start (or a selector's), only the significant characters
+                // change anything: pass over the rest without reading them one by one below. A
+                // name matters only right before `(` (a function): read it again from its start.
+                let runStart = i
+                while i < n, !isSignificant(text[i].scalar) { i += 1 }
+                guard i < n else { break }
+                if text[i].scalar == "(" {
+                    while i > runStart, isNameCharacter(text[i - 1].scalar) { i -= 1 }
+                }
+            }
             let c = text[i].scalar
             // Names first, the most common: no name character is one of the characters below.
             if isNameCharacter(c) {
