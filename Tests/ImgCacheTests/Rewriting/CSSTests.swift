@@ -47,6 +47,33 @@ struct CSSTests {
         #expect(CSSURLScanner.scan(Array("background-image:url(x.png)".unicodeScalars)).first?.property == "background-image")
     }
 
+    @Test("a function is known by the name right before its parenthesis, wherever a value or a selector puts it", arguments: [
+        ("a{b:x url(a.png)}", ["a.png"], "b"),
+        ("a{b:x\\\\url(f.png)}", ["f.png"], "b"),  // an escaped backslash, then url(
+        ("a{b:@url(j.png)}", [], nil),  // an at-keyword, not a function
+        ("a{b:ur\\l(e.png)}", [], nil),  // the escape takes the l: the name before ( is not url
+        ("a{b:\\uurl(r.png)}", ["r.png"], "b"),  // the escape takes the first u: the name is url
+        ("a{b:x\\75 rl(m.png)}", [], nil),
+        ("a{b:xurl(i.png)}", [], nil),
+        ("a{b:k(l.png)}", [], nil),
+        ("a{b:/**/url(c.png)}", ["c.png"], "b"),
+        ("a{b:'x'url(d.png)}", ["d.png"], "b"),
+        ("a{b:cubic-bezier(.2,.8)url(g.png)}", ["g.png"], "b"),
+        ("a{b:x -webkit-image-set('h.png' 1x, \"h2.png\" 2x)}", ["h.png", "h2.png"], "b"),
+        ("url(s.png){b:k(l.png)}", ["s.png"], nil),
+        ("a{ /* c */ Background : x url(n.png) y; c: url(p.png)}", ["n.png", "p.png"], "c"),
+        ("a{b:\u{E9} url(o.png)}", ["o.png"], "b"),
+    ] as [(String, [String], String?)])
+    func functionsWhereverTheyStand(css: String, urls: [String], lastProperty: String?) {
+        let fromScalars = CSSURLScanner.scan(Array(css.unicodeScalars))
+        #expect(fromScalars.map(\.value) == urls)
+        #expect(fromScalars.last?.property == lastProperty)
+        if css.utf8.allSatisfy({ $0 < 0x80 }) {
+            let fromBytes = Array(css.utf8).withUnsafeBufferPointer { CSSURLScanner.scan($0) }
+            #expect(fromBytes == fromScalars)
+        }
+    }
+
     @Test("a URL in @font-face is a font whatever its extension: never fetched or rewritten")
     func fontFaceIsNeverAnImage() {
         let page = "<style>@font-face{font-family:F;src:url(font.svg),url(glyphs.png)} .x{background:url(real.png)}</style>"
