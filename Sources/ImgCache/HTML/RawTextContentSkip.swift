@@ -38,7 +38,8 @@ enum RawTextContentSkip {
     /// exported by every version.)
     private static let runtimeVersion: Int? = {
         #if canImport(Darwin)
-        let handle = RTLD_DEFAULT
+        // <dlfcn.h>'s RTLD_DEFAULT, `((void *) -2)`: a cast that Swift does not import.
+        let handle = UnsafeMutableRawPointer(bitPattern: -2)
         #else
         let handle = dlopen(nil, RTLD_LAZY)
         #endif
