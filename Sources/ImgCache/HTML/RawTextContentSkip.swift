@@ -59,14 +59,18 @@ enum RawTextContentSkip {
         // the end of input). Content that starts with `<` goes through the content loop's tag
         // branches first (`</p>` would be parsed as an end tag): left to libxml2.
         guard cursor + 1 < end, cursor.pointee == UInt8(ascii: ">"), cursor[1] != UInt8(ascii: "<") else { return 0 }
-        let nameLength = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+        let nameBytes = UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)))
         let content = UnsafeBufferPointer(start: cursor + 1, count: end - (cursor + 1))
         var p = 1  // content[0] is not `<`
         while true {
             p = content.firstOffset(of: UInt8(ascii: "<"), from: p, before: content.count)
             // No end tag: libxml2 reads to the end of the input; leave that to it.
-            guard p + 2 + nameLength <= content.count else { return 0 }
-            if content[p + 1] == UInt8(ascii: "/"), matches(name, length: nameLength, at: content.baseAddress! + p + 2) { break }
+            guard p + 2 + nameBytes.count <= content.count else { return 0 }
+            // As `xmlStrncasecmp` compares: ASCII letters in either case (the name is lowercase).
+            if content[p + 1] == UInt8(ascii: "/"),
+               UnsafeBufferPointer(rebasing: content[(p + 2)..<(p + 2 + nameBytes.count)]).elementsEqual(nameBytes, by: { $0.asciiLowercased == $1 }) {
+                break
+            }
             p += 1
         }
         // `p` ≥ 1: the byte before the end tag is content, which libxml2 will not read.
@@ -74,11 +78,5 @@ enum RawTextContentSkip {
         last.pointee = UInt8(ascii: ">")
         input.pointee.cur = UnsafePointer(last)
         return p - 1
-    }
-
-    /// `xmlStrncasecmp(name, bytes, length) == 0`: ASCII letters in either case, other bytes as they are.
-    private static func matches(_ name: UnsafePointer<xmlChar>, length: Int, at bytes: UnsafePointer<UInt8>) -> Bool {
-        for k in 0..<length where bytes[k].asciiLowercased != name[k] { return false }
-        return true
     }
 }

@@ -63,17 +63,21 @@ enum CSSURLScanner {
     private static let significantFrom64: UInt64 = 1 << (0x40 - 64) | 1 << (0x5C - 64) | 1 << (0x7B - 64) | 1 << (0x7D - 64)
 
     private static func isSignificant(_ s: Unicode.Scalar) -> Bool {
-        let value = s.value
-        if value < 64 { return significantBelow64 >> UInt64(value) & 1 != 0 }
-        if value < 128 { return significantFrom64 >> UInt64(value - 64) & 1 != 0 }
-        return false
+        isIn(s, below64: significantBelow64, from64: significantFrom64, orNonASCII: false)
     }
 
     private static func isNameCharacter(_ s: Unicode.Scalar) -> Bool {
+        isIn(s, below64: nameCharactersBelow64, from64: nameCharactersFrom64, orNonASCII: true)
+    }
+
+    /// Whether `s` is in the set of ASCII characters whose bits the two masks hold (bit k of
+    /// `below64` for the character k, of `from64` for k + 64), or else non-ASCII when that counts.
+    @inline(__always)
+    private static func isIn(_ s: Unicode.Scalar, below64: UInt64, from64: UInt64, orNonASCII: Bool) -> Bool {
         let value = s.value
-        if value < 64 { return nameCharactersBelow64 >> UInt64(value) & 1 != 0 }
-        if value < 128 { return nameCharactersFrom64 >> UInt64(value - 64) & 1 != 0 }
-        return true
+        if value < 64 { return below64 >> UInt64(value) & 1 != 0 }
+        if value < 128 { return from64 >> UInt64(value - 64) & 1 != 0 }
+        return orNonASCII
     }
 
     /// The URLs of the CSS in `raw`, bytes in `encoding` (with HTML character references, as in a
