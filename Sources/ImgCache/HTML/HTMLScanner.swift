@@ -44,11 +44,12 @@ protocol HTMLScanHandler: AnyObject {
 final class HTMLScanner {
     private let state: UnsafeMutablePointer<ScanState>
 
-    /// - Parameter skipsRawTextContent: whether libxml2 is moved past the content of scripts and
-    ///   style sheets (``RawTextContentSkip``); what is reported is the same either way.
-    init(buffer: ParseBuffer, handler: any HTMLScanHandler, skipsRawTextContent: Bool = RawTextContentSkip.isSupported) {
+    /// - Parameter takesInputShortcuts: whether libxml2 is moved past the content of scripts and
+    ///   style sheets (``RawTextContentSkip``) and long attribute values (``AttributeValueCut``);
+    ///   what is reported is the same either way.
+    init(buffer: ParseBuffer, handler: any HTMLScanHandler, takesInputShortcuts: Bool = LibXML2Runtime.allowsInputShortcuts) {
         state = .allocate(capacity: 1)
-        state.initialize(to: ScanState(buffer: buffer, handler: handler, skipsRawTextContent: skipsRawTextContent))
+        state.initialize(to: ScanState(buffer: buffer, handler: handler, takesInputShortcuts: takesInputShortcuts))
     }
 
     deinit {
@@ -106,6 +107,9 @@ final class HTMLScanner {
     /// How many bytes of script and style content libxml2 was moved past.
     var skippedRawTextBytes: Int { state.pointee.skippedRawTextBytes }
 
+    /// How many bytes of attribute values libxml2 was moved past.
+    var cutAttributeValueBytes: Int { state.pointee.attributeValueCut.cutBytes }
+
     /// Where the element being reported may be found again later, without libxml2.
     var pendingTag: PendingTag { state.pointee.pendingTag }
 
@@ -124,8 +128,9 @@ private struct ScanState {
     let handler: any HTMLScanHandler
     var context: htmlParserCtxtPtr?
     var scanner: Unmanaged<HTMLScanner>?
-    let skipsRawTextContent: Bool
+    let takesInputShortcuts: Bool
     var skippedRawTextBytes = 0
+    var attributeValueCut = AttributeValueCut()
 
     /// Every offset before this belongs to markup libxml2 has already reported.
     var cursor = 0
@@ -164,16 +169,16 @@ private struct ScanState {
         "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
     ]
 
-    init(buffer: ParseBuffer, handler: any HTMLScanHandler, skipsRawTextContent: Bool) {
+    init(buffer: ParseBuffer, handler: any HTMLScanHandler, takesInputShortcuts: Bool) {
         self.buffer = buffer
         self.page = buffer.view
         self.handler = handler
-        self.skipsRawTextContent = skipsRawTextContent
+        self.takesInputShortcuts = takesInputShortcuts
     }
 
     private var consumed: Int {
         guard let context else { return 0 }
-        return Int(xmlByteConsumed(context))
+        return attributeValueCut.originalOffset(Int(xmlByteConsumed(context)))
     }
 
     private mutating func elementID(_ cName: UnsafePointer<xmlChar>) -> Int {
@@ -249,8 +254,12 @@ private struct ScanState {
             cursor = max(cursor, contentEnd)
         }
 
-        if flags.isRawText, skipsRawTextContent, let context {
-            skippedRawTextBytes += RawTextContentSkip.skipContent(of: cName, in: context)
+        if takesInputShortcuts, let context {
+            if flags.isRawText {
+                skippedRawTextBytes += RawTextContentSkip.skipContent(of: cName, in: context)
+            } else {
+                attributeValueCut.prepareAfterStartTag(in: context)
+            }
         }
 
         // In SVG, a tag with a void element's name is an ordinary (foreign) element.
@@ -262,6 +271,7 @@ private struct ScanState {
     }
 
     mutating func ended(_ cName: UnsafePointer<xmlChar>) {
+        defer { if takesInputShortcuts, let context { attributeValueCut.prepareAfterMarkup(in: context) } }
         let id = elementID(cName)
         // A raw-text element always ends at an explicit end tag (or the end of input), and what
         // it contained may look like tags: skip past it.
@@ -281,6 +291,7 @@ private struct ScanState {
     mutating func passedComment() {
         let end = consumed
         if end >= 0 { cursor = max(cursor, min(end, page.count)) }
+        if takesInputShortcuts, let context { attributeValueCut.prepareAfterMarkup(in: context) }
     }
 
     var pendingTag: PendingTag {

@@ -19,36 +19,9 @@ internal import CLibXML2  // pkg-config's libxml-2.0
 /// next, in the state it would have reached by reading the content. Offsets do not move, so
 /// `xmlByteConsumed` is unchanged for every later event.
 ///
-/// This relies on how 2.9.12–2.9.14 read content (`htmlParseElementInternal`,
-/// `htmlParseContentInternal`, `htmlParseScript` are identical in those versions): earlier ones
-/// stop at control characters, later ones restructure the content loop. Any other version
-/// (checked at run time, so an app on an OS with a different libxml2 is covered) reads the
-/// content itself, the path the tests also run.
+/// This relies on how 2.9.12–2.9.14 read content (``LibXML2Runtime/allowsInputShortcuts``, checked
+/// at run time, so an app on an OS with a different libxml2 is covered).
 enum RawTextContentSkip {
-    /// Whether the libxml2 this process runs reads raw text the way this skip reproduces.
-    static let isSupported: Bool = {
-        guard let version = runtimeVersion else { return false }
-        return (20912...20914).contains(version)
-    }()
-
-    /// libxml2's version as a number (`20914` for 2.9.14), from its exported `xmlParserVersion`
-    /// string: the header's `LIBXML_VERSION` says what the code was compiled against, which on
-    /// Apple platforms need not be the library the OS loads. (The variable is a macro over
-    /// `__xmlParserVersion()` in threaded builds, a function 2.14 removed; the symbol itself is
-    /// exported by every version.)
-    private static let runtimeVersion: Int? = {
-        #if canImport(Darwin)
-        // <dlfcn.h>'s RTLD_DEFAULT, `((void *) -2)`: a cast that Swift does not import.
-        let handle = UnsafeMutableRawPointer(bitPattern: -2)
-        #else
-        let handle = dlopen(nil, RTLD_LAZY)
-        #endif
-        guard let symbol = dlsym(handle, "xmlParserVersion") else { return nil }
-        guard let text = symbol.assumingMemoryBound(to: UnsafePointer<CChar>?.self).pointee else { return nil }
-        let digits = String(cString: text).prefix { $0.isASCII && $0.isNumber }
-        return Int(digits)
-    }()
-
     /// Moves the parser past the content of the raw-text element it has just reported, if that
     /// content is something `htmlParseScript` alone would read. Call only from the start-element
     /// callback of a `script` or `style` (`name` as libxml2 reports it: lowercase).

@@ -17,9 +17,18 @@ struct RawTextSkipTests {
     /// Everything the scanner reports, as text to compare.
     final class Recorder: HTMLScanHandler {
         var events: [String] = []
+        /// Which attribute names make an element reported: by default all, every element with
+        /// attributes; fewer, and whether an element is reported says which names libxml2 saw.
+        let attributesOfInterest: Set<String>?
 
-        func interest(inElement name: String) -> ScanInterest { .imageElement }
-        func interest(inAttribute name: String) -> ScanInterest { .holdsImages }
+        init(attributesOfInterest: Set<String>? = nil) {
+            self.attributesOfInterest = attributesOfInterest
+        }
+
+        func interest(inElement name: String) -> ScanInterest { attributesOfInterest == nil ? .imageElement : [] }
+        func interest(inAttribute name: String) -> ScanInterest {
+            attributesOfInterest.map { $0.contains(name) ? .holdsImages : [] } ?? .holdsImages
+        }
 
         func elementStarted(_ element: ElementStart, scanner: HTMLScanner) {
             let pending = scanner.pendingTag
@@ -33,36 +42,42 @@ struct RawTextSkipTests {
         }
     }
 
-    /// What the scanner reports for `page`, and how many content bytes libxml2 was moved past.
-    static func scan(_ page: [UInt8], skipping: Bool) -> (events: [String], skipped: Int) {
+    /// What the scanner reports for `page`, and how many content and attribute value bytes
+    /// libxml2 was moved past.
+    static func scan(_ page: [UInt8], skipping: Bool, attributesOfInterest: Set<String>? = nil)
+        -> (events: [String], skipped: Int, cut: Int) {
         page.withUnsafeBufferPointer { bytes in
             let buffer = ParseBuffer(page: bytes, pageIsUTF8: true)
-            let recorder = Recorder()
-            let scanner = HTMLScanner(buffer: buffer, handler: recorder, skipsRawTextContent: skipping)
+            let recorder = Recorder(attributesOfInterest: attributesOfInterest)
+            let scanner = HTMLScanner(buffer: buffer, handler: recorder, takesInputShortcuts: skipping)
             scanner.run()
-            return (recorder.events, scanner.skippedRawTextBytes)
+            return (recorder.events, scanner.skippedRawTextBytes, scanner.cutAttributeValueBytes)
         }
     }
 
-    static func expectSameReports(_ page: [UInt8], _ label: @autoclosure () -> String) -> Int {
-        let read = scan(page, skipping: false)
-        let skipped = scan(page, skipping: true)
-        #expect(read.skipped == 0)
+    /// Compares the reports with libxml2's input shortcuts and without; returns the bytes skipped.
+    @discardableResult
+    static func expectSameReports(
+        _ page: [UInt8], _ label: @autoclosure () -> String, attributesOfInterest: Set<String>? = nil
+    ) -> (skipped: Int, cut: Int) {
+        let read = scan(page, skipping: false, attributesOfInterest: attributesOfInterest)
+        let skipped = scan(page, skipping: true, attributesOfInterest: attributesOfInterest)
+        #expect(read.skipped == 0 && read.cut == 0)
         if skipped.events != read.events {
             let first = skipped.events.indices.first { $0 >= read.events.count || skipped.events[$0] != read.events[$0] }
                 ?? skipped.events.count
             let skippingFrom = Array(skipped.events.dropFirst(first).prefix(3)), readingFrom = Array(read.events.dropFirst(first).prefix(3))
             Issue.record("\(label()): reports differ from event \(first): skipping \(skippingFrom), reading \(readingFrom)")
         }
-        return skipped.skipped
+        return (skipped.skipped, skipped.cut)
     }
 
     @Test("the libxml2 version read at run time agrees with the headers, and decides whether content is skipped")
     func versionDecides() {
-        #expect(RawTextContentSkip.isSupported == (20912...20914).contains(Int(LIBXML_VERSION)))
+        #expect(LibXML2Runtime.allowsInputShortcuts == (20912...20914).contains(Int(LIBXML_VERSION)))
         let page = Array("<p class=a>x</p><script>var a = '<b>' + 1;</script><img src=a.png>".utf8)
-        let skipped = Self.scan(page, skipping: RawTextContentSkip.isSupported).skipped
-        #expect(skipped == (RawTextContentSkip.isSupported ? "var a = '<b>' + 1".utf8.count : 0))
+        let skipped = Self.scan(page, skipping: LibXML2Runtime.allowsInputShortcuts).skipped
+        #expect(skipped == (LibXML2Runtime.allowsInputShortcuts ? "var a = '<b>' + 1".utf8.count : 0))
     }
 
     @Test("edge cases: end tags in any case or as a prefix, other end tags inside, empty and self-closed elements, no end tag, tags right after the start tag", arguments: [
@@ -96,7 +111,7 @@ struct RawTextSkipTests {
         "<plaintext id=p><style id=s>a{}</style><img src=c.png>",
     ])
     func edgeCases(page: String) {
-        _ = Self.expectSameReports(Array(page.utf8), page)
+        Self.expectSameReports(Array(page.utf8), page)
     }
 
     @Test("invalid UTF-8 and legacy bytes inside and around the content")
@@ -107,7 +122,7 @@ struct RawTextSkipTests {
             Array("<style id=s>".utf8) + [0xC3] + Array("</style><img src=c.png>".utf8),
             Array("<style id=s>a{}<".utf8) + [0xC3, 0xA9] + Array("/style></style><img src=c.png>".utf8),
         ]
-        for page in pages { _ = Self.expectSameReports(page, "\(page)") }
+        for page in pages { Self.expectSameReports(page, "\(page)") }
     }
 
     @Test("the real pages report the same with the content skipped")
@@ -120,9 +135,9 @@ struct RawTextSkipTests {
             var skipped = 0
             for page in pages {
                 let bytes = try [UInt8](Data(contentsOf: RealPagesTests.folder.appendingPathComponent(page.path)))
-                skipped += Self.expectSameReports(bytes, page.path)
+                skipped += Self.expectSameReports(bytes, page.path).skipped
             }
-            if RawTextContentSkip.isSupported { #expect(skipped > 1_000_000, "\(skipped) bytes skipped in all") }
+            if LibXML2Runtime.allowsInputShortcuts { #expect(skipped > 1_000_000, "\(skipped) bytes skipped in all") }
         }
     }
 
@@ -142,7 +157,7 @@ struct RawTextSkipTests {
             for round in 0..<3_000 {
                 let count = Int.random(in: 1...60, using: &generator)
                 let page = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
-                _ = Self.expectSameReports(Array(page.utf8), "round \(round): \(page)")
+                Self.expectSameReports(Array(page.utf8), "round \(round): \(page)")
             }
         }
     }

@@ -1,0 +1,177 @@
+#if canImport(Darwin)
+import Darwin
+internal import libxml2  // the SDK's own module (Xcode 12+): headers in $SDKROOT/usr/include/libxml2
+#else
+import Glibc
+internal import CLibXML2  // pkg-config's libxml-2.0
+#endif
+
+/// Takes long quoted attribute values out of libxml2's copy of the input before libxml2 reads
+/// them, without changing anything it reports.
+///
+/// libxml2 2.9 copies every attribute value a character at a time (`htmlParseHTMLAttribute`: a
+/// UTF-8 decode, entity handling and a copy per character), for values the scanner never reads:
+/// it lexes every tag it needs from the page itself. Inline images, long `srcset`s, `style`s and
+/// URLs make those values a large part of many pages. From a callback after which libxml2 reads
+/// content (after a start tag, an end tag or a comment), this finds the next start tag the way
+/// libxml2's content loop and `htmlParseStartTag` will, and moves the bytes before each long
+/// quoted value's interior forward over it (`memmove` within libxml2's own copy), so that libxml2
+/// reads `name=""` where the page has `name="…"`: the same tag, the same attribute names, the
+/// same structure. Offsets after the tag do not move; the few that libxml2 may report from the
+/// moved bytes (a paragraph it implies for text) are mapped back by ``originalOffset(_:)``.
+///
+/// The lexing stops, keeping the cuts made so far, at anything it does not reproduce exactly
+/// (a bogus attribute name, a name of 100 or more bytes, `/` inside a tag, an unterminated
+/// value), and the search for the next tag stops at anything but text: `</`, `<!`, `<?`, or `<`
+/// before anything but a letter (2.9.12–13 read that as a bogus tag, 2.9.14 as text). Only for the
+/// versions of ``LibXML2Runtime/allowsInputShortcuts``.
+struct AttributeValueCut {
+    /// Values shorter than this are left: a cut costs a `memmove` call, reading a byte in libxml2
+    /// about forty instructions.
+    private static let shortestCut = 16
+    /// Bytes moved per byte cut at most: text before a tag moves with it.
+    private static let maximumMovedPerCutByte = 64
+
+    /// How many value bytes libxml2 did not read.
+    private(set) var cutBytes = 0
+    /// Offsets (as `xmlByteConsumed` counts) before this have been looked at.
+    private var preparedUpTo = 0
+    /// Where bytes were moved to, as `xmlByteConsumed` counts, and by how much.
+    private var moved: [(range: Range<Int>, delta: Int)] = []
+    private var movedEnd = 0
+    private var cuts: [Range<Int>] = []
+
+    /// The page offset of an offset `xmlByteConsumed` reported.
+    func originalOffset(_ offset: Int) -> Int {
+        guard offset < movedEnd else { return offset }
+        for segment in moved where segment.range.contains(offset) {
+            return offset - segment.delta
+        }
+        return offset
+    }
+
+    /// Call from the start-element callback of an element whose content libxml2 parses as markup
+    /// (not `script` or `style`): the parser stands at the tag's `>` or `/>`.
+    mutating func prepareAfterStartTag(in context: htmlParserCtxtPtr) {
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end,
+              cursor < end else { return }
+        if cursor.pointee == UInt8(ascii: ">") {
+            prepareNextTag(input, cursor, end, textStart: 1)
+        } else if cursor.pointee == UInt8(ascii: "/"), cursor + 1 < end, cursor[1] == UInt8(ascii: ">") {
+            prepareNextTag(input, cursor, end, textStart: 2)
+        }
+    }
+
+    /// Call from the end-element and comment callbacks: where the parser stands right after a
+    /// `>` (an end tag's, a comment's, a `/>`), it reads content next. (libxml2 also ends elements
+    /// in the middle of a start tag, right after its name: not after a `>`.)
+    mutating func prepareAfterMarkup(in context: htmlParserCtxtPtr) {
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end,
+              let base = input.pointee.base, cursor > base, cursor <= end, cursor[-1] == UInt8(ascii: ">") else { return }
+        prepareNextTag(input, cursor, end, textStart: 0)
+    }
+
+    private mutating func prepareNextTag(
+        _ input: xmlParserInputPtr, _ cursor: UnsafePointer<xmlChar>, _ end: UnsafePointer<xmlChar>, textStart: Int
+    ) {
+        let cursorOffset = Int(input.pointee.consumed) + (cursor - input.pointee.base)
+        guard cursorOffset >= preparedUpTo else { return }
+        let bytes = UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer(start: cursor, count: end - cursor))
+        let view = UnsafeBufferPointer(bytes)
+        // Text up to the next `<`: a start tag only if a letter follows.
+        let tagStart = view.firstOffset(of: UInt8(ascii: "<"), from: min(textStart, view.count), before: view.count)
+        guard tagStart + 1 < view.count, view[tagStart + 1].isASCIILetter else {
+            preparedUpTo = cursorOffset + tagStart + 1
+            return
+        }
+        let tagEnd = lexCuts(view, tagStart: tagStart)
+        preparedUpTo = cursorOffset + tagEnd
+        guard let last = cuts.last else { return }
+        let cut = cuts.reduce(0) { $0 + $1.count }
+        guard last.lowerBound - (cut - last.count) <= cut * Self.maximumMovedPerCutByte else { return }
+
+        // Move each stretch between cuts forward, the last first, so that they end where the
+        // last cut ends.
+        moved.removeAll(keepingCapacity: true)
+        let base = bytes.baseAddress!
+        var destinationEnd = last.upperBound
+        var k = cuts.count - 1
+        while k >= 0 {
+            let stretchStart = k > 0 ? cuts[k - 1].upperBound : 0
+            let stretchEnd = cuts[k].lowerBound
+            let length = stretchEnd - stretchStart
+            let destination = destinationEnd - length
+            memmove(base + destination, base + stretchStart, length)
+            moved.append((cursorOffset + destination..<cursorOffset + destinationEnd, destination - stretchStart))
+            destinationEnd = destination
+            k -= 1
+        }
+        movedEnd = cursorOffset + last.upperBound
+        input.pointee.cur = UnsafePointer(base + destinationEnd)
+        cutBytes += cut
+    }
+
+    /// Lexes the start tag at `tagStart` as `htmlParseStartTag` does, recording the interiors of
+    /// long quoted values in `cuts`. Returns where the lexing stopped: the tag's `>` or `/>`, or
+    /// the first thing it does not reproduce.
+    private mutating func lexCuts(_ view: UnsafeBufferPointer<UInt8>, tagStart: Int) -> Int {
+        cuts.removeAll(keepingCapacity: true)
+        let count = view.count
+        var i = tagStart + 1
+        // htmlParseHTMLName: at most 100 bytes (longer names are split, which is not reproduced).
+        let nameStart = i
+        while i < count, Self.isNameByte(view[i]) { i += 1 }
+        // `<meta>`'s values are read by libxml2 (htmlCheckMeta): leave them.
+        guard i - nameStart < 100, !Self.isMeta(view, nameStart, i) else { return i }
+        while true {
+            i = Self.skipBlanks(view, i)
+            guard i < count else { return i }
+            let byte = view[i]
+            if byte == UInt8(ascii: ">") { return i }
+            if byte == UInt8(ascii: "/") { return i }  // `/>` ends the tag; a lone `/` is a bogus name
+            // htmlParseAttribute: a name (which may start with `_`, `:` or `.` but not a digit or `-`).
+            guard byte.isASCIILetter || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+            else { return i }
+            let attributeNameStart = i
+            while i < count, Self.isNameByte(view[i]) { i += 1 }
+            guard i - attributeNameStart < 100 else { return i }
+            i = Self.skipBlanks(view, i)
+            guard i < count, view[i] == UInt8(ascii: "=") else { continue }
+            i = Self.skipBlanks(view, i + 1)
+            guard i < count else { return i }
+            let quote = view[i]
+            if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
+                // htmlParseHTMLAttribute reads to the same quote: entities and character
+                // references inside never span one.
+                let close = view.firstOffset(of: quote, from: i + 1, before: count)
+                guard close < count else { return i }
+                if close - (i + 1) >= Self.shortestCut { cuts.append(i + 1..<close) }
+                i = close + 1
+            } else {
+                while i < count, !Self.isBlank(view[i]), view[i] != UInt8(ascii: ">") { i += 1 }
+            }
+        }
+    }
+
+    /// libxml2's `IS_BLANK_CH`: space, tab, LF, CR (not form feed).
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    private static func skipBlanks(_ view: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int {
+        var i = start
+        while i < view.count, isBlank(view[i]) { i += 1 }
+        return i
+    }
+
+    /// A byte `htmlParseHTMLName` takes after the first: ASCII letters, digits, `:`, `-`, `_`, `.`.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        byte.isASCIILetter || (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+    }
+
+    private static func isMeta(_ view: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        end - start == 4 && view[start].asciiLowercased == UInt8(ascii: "m") && view[start + 1].asciiLowercased == UInt8(ascii: "e")
+            && view[start + 2].asciiLowercased == UInt8(ascii: "t") && view[start + 3].asciiLowercased == UInt8(ascii: "a")
+    }
+}
