@@ -69,7 +69,7 @@ def inline_style_block(rng, i):
     """Page builders' output: every element styled inline, a background image now and then."""
     colors = ("#333", "#f5f5f5", "rgb(20, 40, 60)", "rgba(0,0,0,.5)", "#0a84ff")
     style = (f'margin: {rng.randint(0, 40)}px auto; padding: {rng.randint(0, 20)}px {rng.randint(0, 20)}px; '
-             f'color: {rng.choice(colors)}; font: {rng.randint(12, 18)}px/1.4 "Helvetica Neue", Arial, sans-serif; '
+             f'color: {rng.choice(colors)}; font: {rng.randint(12, 18)}px/1.4 &quot;Helvetica Neue&quot;, Arial, sans-serif; '
              f'border: 1px solid {rng.choice(colors)}; box-shadow: 0 1px 3px rgba(0,0,0,.2)')
     if i % 4 == 0:
         style += f"; background: {rng.choice(colors)} url('/bg/{i}.jpg') no-repeat center / cover"

@@ -382,7 +382,10 @@ final class ReferenceCollector: HTMLScanHandler {
     /// (escapes stop a name), so bytes without those words hold none. Most `style` attributes hold
     /// none, and deciding on the bytes spares decoding them. The page's working encoding is ASCII
     /// compatible: an ASCII character is always its own byte (a trail byte that looks like one only
-    /// makes this say yes). In an attribute a character reference may spell any of the words.
+    /// makes this say yes). In an attribute a character reference may spell any of the words,
+    /// except the few that stand for quotes and markup characters (``isPunctuationReference(_:at:)``),
+    /// which serialised `style` attributes are full of (`font-family: &quot;Open Sans&quot;`): no
+    /// word can hold what they stand for, so the words stay literal bytes around them.
     static func mayHoldCSSURL(_ bytes: UnsafeBufferPointer<UInt8>, characterReferences: Bool) -> Bool {
         func endsWith(_ word: StaticString, before end: Int) -> Bool {
             let count = word.utf8CodeUnitCount
@@ -413,13 +416,36 @@ final class ReferenceCollector: HTMLScanHandler {
             case UInt8(ascii: "@"):
                 if index + 7 <= bytes.count, endsWith("@import", before: index + 7) { return true }
             case UInt8(ascii: "&"):
-                if characterReferences { return true }
+                if characterReferences, !isPunctuationReference(bytes, at: index) { return true }
             default:
                 continue
             }
         }
         return false
     }
+
+    /// Whether the `&` at `index` starts `&quot;`, `&apos;`, `&amp;`, `&lt;`, `&gt;`, `&#34;`,
+    /// `&#39;`, `&#x22;` or `&#x27;` (in any case where the standard allows it): references that
+    /// stand for a character no CSS word of ``mayHoldCSSURL(_:characterReferences:)`` holds.
+    static func isPunctuationReference(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        // Named references are case-sensitive; `x` in a hexadecimal one is not.
+        for reference in Self.punctuationReferences where index + reference.count <= bytes.count {
+            var matches = true
+            for (k, byte) in reference.enumerated() {
+                let actual = bytes[index + k]
+                if actual != byte, !(byte == UInt8(ascii: "x") && actual == UInt8(ascii: "X")) {
+                    matches = false
+                    break
+                }
+            }
+            if matches { return true }
+        }
+        return false
+    }
+
+    private static let punctuationReferences: [[UInt8]] = [
+        "&quot;", "&apos;", "&amp;", "&lt;", "&gt;", "&#34;", "&#39;", "&#x22;", "&#x27;",
+    ].map { Array($0.utf8) }
 
     private func slot(_ range: Range<Int>, token: CSSURLToken, context: SlotContext,
                       kind: ImageReference.Kind, element: String, attribute: String?, inert: Bool) -> URLSlot {

@@ -97,6 +97,16 @@ struct CSSTests {
         ("background: url&#40;a.png)", true, true),
         ("url", false, false),
         ("(url)", false, false),
+        ("font: 12px &quot;Open Sans&quot;, &#39;A&#x27; &#X22;b&#34; &amp;&lt;&gt;&apos;", true, false),
+        ("font: &quot;A&quot;; background: url(a.png)", true, true),
+        ("font: &QUOT;A&QUOT;", true, true),
+        ("font: &quotA", true, true),
+        ("font: &#034;A", true, true),
+        ("background: &#117;rl(a.png)", true, true),
+        ("background: u&#114;l(a.png)", true, true),
+        ("background: url&#x28;a.png)", true, true),
+        ("&#64;import 'a.css'", true, true),
+        ("background: image&#45;set('a.png' 1x)", true, true),
     ])
     func passesOverCSSWithoutURLs(css: String, characterReferences: Bool, mayHold: Bool) {
         let bytes = Array(css.utf8)
@@ -120,5 +130,15 @@ struct CSSTests {
     func characterReferenceInStyle() {
         let result = rewrite("<div style=\"background: url&#40;/a.png)\"></div>", pageURL: "https://example.com/p.html")
         #expect(result.rewrittenReferences.count == 1)
+    }
+
+    @Test("a serialised style attribute, quotes as references, keeps its url() and loses nothing else", arguments: [
+        ("<div style=\"font: 12px &quot;Open Sans&quot;; background: url(&quot;/a.png&quot;) no-repeat\"></div>", 1),
+        ("<div style=\"font: 12px &quot;Open Sans&quot;; color: red\"></div><img src=\"/b.png\">", 1),
+        ("<div style=\"font: &#39;A&#39;; background: u&#114;l(/a.png)\"></div>", 1),
+    ])
+    func serialisedStyleAttribute(page: String, images: Int) {
+        let result = rewrite(page, pageURL: "https://example.com/p.html")
+        #expect(result.rewrittenReferences.count == images)
     }
 }
