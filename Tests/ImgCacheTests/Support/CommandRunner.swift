@@ -46,8 +46,11 @@ final class TemporaryFolder: Sendable {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
+    /// Writes the file whole, by renaming a new one over it as most editors save: written in place,
+    /// a `watch` polling every 50 ms on a loaded machine could see it truncated for a poll and
+    /// rewrite the page twice for one save.
     func write(_ name: String, _ text: String) throws {
-        try Data(text.utf8).write(to: url.appendingPathComponent(name))
+        try Data(text.utf8).write(to: url.appendingPathComponent(name), options: .atomic)
     }
 
     /// Every file name in the folder, hidden ones included, recursively.
