@@ -45,7 +45,7 @@ final class HTMLScanner {
     private let state: UnsafeMutablePointer<ScanState>
 
     /// - Parameter takesInputShortcuts: whether libxml2 is moved past the content of scripts and
-    ///   style sheets (``RawTextContentSkip``) and long attribute values (``AttributeValueCut``);
+    ///   style sheets (``RawTextContentSkip``), text and long attribute values (``UnreadInputCut``);
     ///   what is reported is the same either way.
     init(buffer: ParseBuffer, handler: any HTMLScanHandler, takesInputShortcuts: Bool = LibXML2Runtime.allowsInputShortcuts) {
         state = .allocate(capacity: 1)
@@ -107,8 +107,8 @@ final class HTMLScanner {
     /// How many bytes of script and style content libxml2 was moved past.
     var skippedRawTextBytes: Int { state.pointee.skippedRawTextBytes }
 
-    /// How many bytes of attribute values libxml2 was moved past.
-    var cutAttributeValueBytes: Int { state.pointee.attributeValueCut.cutBytes }
+    /// How many bytes of text and attribute values libxml2 was moved past.
+    var cutInputBytes: Int { state.pointee.unreadInputCut.cutBytes }
 
     /// Where the element being reported may be found again later, without libxml2.
     var pendingTag: PendingTag { state.pointee.pendingTag }
@@ -130,7 +130,7 @@ private struct ScanState {
     var scanner: Unmanaged<HTMLScanner>?
     let takesInputShortcuts: Bool
     var skippedRawTextBytes = 0
-    var attributeValueCut = AttributeValueCut()
+    var unreadInputCut = UnreadInputCut()
 
     /// Every offset before this belongs to markup libxml2 has already reported.
     var cursor = 0
@@ -158,6 +158,8 @@ private struct ScanState {
         var isStyle = false
         var isPlaintext = false
         var isVoid = false
+        /// Whether libxml2's own table gives the element no content (it ends it at once).
+        var isEmptyInLibXML2 = false
     }
 
     static let inertElements: Set<String> = ["textarea", "title", "iframe", "xmp", "noembed", "noframes"]
@@ -178,7 +180,7 @@ private struct ScanState {
 
     private var consumed: Int {
         guard let context else { return 0 }
-        return attributeValueCut.originalOffset(Int(xmlByteConsumed(context)))
+        return unreadInputCut.originalOffset(Int(xmlByteConsumed(context)))
     }
 
     private mutating func elementID(_ cName: UnsafePointer<xmlChar>) -> Int {
@@ -190,7 +192,8 @@ private struct ScanState {
             elementFlags.append(ElementFlags(
                 interest: handler.interest(inElement: name),
                 isSVG: name == "svg", isInert: Self.inertElements.contains(name), isRawText: Self.rawTextElements.contains(name),
-                isStyle: name == "style", isPlaintext: name == "plaintext", isVoid: Self.voidElements.contains(name)))
+                isStyle: name == "style", isPlaintext: name == "plaintext", isVoid: Self.voidElements.contains(name),
+                isEmptyInLibXML2: htmlTagLookup(cName).map { $0.pointee.empty != 0 } ?? false))
         }
         elementIDs.insert(cName, id: id)
         return id
@@ -258,7 +261,7 @@ private struct ScanState {
             if flags.isRawText {
                 skippedRawTextBytes += RawTextContentSkip.skipContent(of: cName, in: context)
             } else {
-                attributeValueCut.prepareAfterStartTag(in: context)
+                unreadInputCut.prepareAfterStartTag(in: context, isEmpty: flags.isEmptyInLibXML2)
             }
         }
 
@@ -271,7 +274,7 @@ private struct ScanState {
     }
 
     mutating func ended(_ cName: UnsafePointer<xmlChar>) {
-        defer { if takesInputShortcuts, let context { attributeValueCut.prepareAfterMarkup(in: context) } }
+        defer { if takesInputShortcuts, let context { unreadInputCut.prepareAfterEndTag(in: context) } }
         let id = elementID(cName)
         // A raw-text element always ends at an explicit end tag (or the end of input), and what
         // it contained may look like tags: skip past it.
@@ -291,7 +294,7 @@ private struct ScanState {
     mutating func passedComment() {
         let end = consumed
         if end >= 0 { cursor = max(cursor, min(end, page.count)) }
-        if takesInputShortcuts, let context { attributeValueCut.prepareAfterMarkup(in: context) }
+        if takesInputShortcuts, let context { unreadInputCut.prepareAfterComment(in: context) }
     }
 
     var pendingTag: PendingTag {

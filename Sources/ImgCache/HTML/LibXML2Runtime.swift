@@ -6,7 +6,7 @@ import Glibc
 
 /// The libxml2 this process runs, as far as the scanner's input shortcuts depend on it.
 enum LibXML2Runtime {
-    /// Whether libxml2 parses HTML the way ``RawTextContentSkip`` and ``AttributeValueCut``
+    /// Whether libxml2 parses HTML the way ``RawTextContentSkip`` and ``UnreadInputCut``
     /// reproduce: 2.9.12–2.9.14, whose start-tag, attribute, content and script functions are the
     /// same for what the shortcuts rely on (checked in libxml2's history and Debian's patched
     /// source). 2.9.10–11 stop script content at control characters; 2.10 and later restructure

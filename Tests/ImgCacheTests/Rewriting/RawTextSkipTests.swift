@@ -51,7 +51,7 @@ struct RawTextSkipTests {
             let recorder = Recorder(attributesOfInterest: attributesOfInterest)
             let scanner = HTMLScanner(buffer: buffer, handler: recorder, takesInputShortcuts: skipping)
             scanner.run()
-            return (recorder.events, scanner.skippedRawTextBytes, scanner.cutAttributeValueBytes)
+            return (recorder.events, scanner.skippedRawTextBytes, scanner.cutInputBytes)
         }
     }
 

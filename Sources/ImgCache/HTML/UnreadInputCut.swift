@@ -6,33 +6,40 @@ import Glibc
 internal import CLibXML2  // pkg-config's libxml-2.0
 #endif
 
-/// Takes long quoted attribute values out of libxml2's copy of the input before libxml2 reads
-/// them, without changing anything it reports.
+/// Takes out of libxml2's copy of the input the text and long attribute values that libxml2
+/// would read for nothing, before it reads them, without changing anything it reports.
 ///
-/// libxml2 2.9 copies every attribute value a character at a time (`htmlParseHTMLAttribute`: a
-/// UTF-8 decode, entity handling and a copy per character), for values the scanner never reads:
-/// it lexes every tag it needs from the page itself. Inline images, long `srcset`s, `style`s and
-/// URLs make those values a large part of many pages. From a callback after which libxml2 reads
-/// content (after a start tag, an end tag or a comment), this finds the next start tag the way
-/// libxml2's content loop and `htmlParseStartTag` will, and moves the bytes before each long
-/// quoted value's interior forward over it (`memmove` within libxml2's own copy), so that libxml2
-/// reads `name=""` where the page has `name="…"`: the same tag, the same attribute names, the
-/// same structure. Offsets after the tag do not move; the few that libxml2 may report from the
+/// libxml2 2.9 reads text (`htmlParseCharDataInternal`) and attribute values
+/// (`htmlParseHTMLAttribute`) a character at a time: a UTF-8 decode and a copy per character.
+/// The scanner sets no text callback and lexes every tag it needs from the page itself, so of the
+/// text libxml2 only needs to know what decides a paragraph it implies (whether the text holds
+/// anything but blanks, and where it ends), and of a value nothing. From a callback after which
+/// libxml2 reads content (after a start tag, an end tag or a comment), this reads ahead the way
+/// libxml2's content loop and `htmlParseStartTag` will: the text up to the next `&` or `<`, kept
+/// through its first character that is not a blank, and then the next start tag, each long quoted
+/// value of which is cut to `""`. The bytes before each cut are moved forward over it (`memmove`
+/// within libxml2's own copy): libxml2 reads the same tags, the same attribute names, the same
+/// structure. Offsets after the last cut do not move; the few that libxml2 may report from the
 /// moved bytes (a paragraph it implies for text) are mapped back by ``originalOffset(_:)``.
 ///
-/// The lexing stops, keeping the cuts made so far, at anything it does not reproduce exactly
-/// (a bogus attribute name, a name of 100 or more bytes, `/` inside a tag, an unterminated
-/// value), and the search for the next tag stops at anything but text: `</`, `<!`, `<?`, or `<`
-/// before anything but a letter (2.9.12–13 read that as a bogus tag, 2.9.14 as text). Only for the
-/// versions of ``LibXML2Runtime/allowsInputShortcuts``.
-struct AttributeValueCut {
-    /// Values shorter than this are left: a cut costs a `memmove` call, reading a byte in libxml2
+/// Text of 1,000 bytes or more is read by libxml2 in pieces, each of which may imply a paragraph
+/// where it ends: such text is cut only where no paragraph can be implied (inside an element other
+/// than `html` and `head`). The lexing of the tag stops, keeping the cuts made so far, at anything
+/// it does not reproduce exactly (a bogus attribute name, a name of 100 or more bytes, `/` inside
+/// a tag, an unterminated value), and the search for the tag stops at anything but text: `</`,
+/// `<!`, `<?`, or `<` before anything but a letter (2.9.12–13 read that as a bogus tag, 2.9.14 as
+/// text). Only for the versions of ``LibXML2Runtime/allowsInputShortcuts``.
+struct UnreadInputCut {
+    /// Shorter text and values are left: a cut costs a `memmove` call, reading a byte in libxml2
     /// about forty instructions.
     private static let shortestCut = 16
     /// Bytes moved per byte cut at most: text before a tag moves with it.
     private static let maximumMovedPerCutByte = 64
+    /// `HTML_PARSER_BIG_BUFFER_SIZE`: libxml2 hands text on (and may imply a paragraph) each time
+    /// it has copied this many bytes.
+    private static let textPiece = 1000
 
-    /// How many value bytes libxml2 did not read.
+    /// How many bytes libxml2 did not read.
     private(set) var cutBytes = 0
     /// Offsets (as `xmlByteConsumed` counts) before this have been looked at.
     private var preparedUpTo = 0
@@ -52,40 +59,73 @@ struct AttributeValueCut {
 
     /// Call from the start-element callback of an element whose content libxml2 parses as markup
     /// (not `script` or `style`): the parser stands at the tag's `>` or `/>`.
-    mutating func prepareAfterStartTag(in context: htmlParserCtxtPtr) {
+    /// - Parameter isEmpty: whether libxml2's table says the element has no content (`img`, `br`):
+    ///   then what follows is its parent's content, as after `/>`.
+    mutating func prepareAfterStartTag(in context: htmlParserCtxtPtr, isEmpty: Bool) {
         guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end,
               cursor < end else { return }
+        let depth = Int(context.pointee.nameNr)
         if cursor.pointee == UInt8(ascii: ">") {
-            prepareNextTag(input, cursor, end, textStart: 1)
+            let parent = isEmpty ? 2 : 1
+            prepare(input, cursor, end, textStart: 1, longTextIsCut: Self.impliesNoParagraph(context, depth - parent))
         } else if cursor.pointee == UInt8(ascii: "/"), cursor + 1 < end, cursor[1] == UInt8(ascii: ">") {
-            prepareNextTag(input, cursor, end, textStart: 2)
+            prepare(input, cursor, end, textStart: 2, longTextIsCut: Self.impliesNoParagraph(context, depth - 2))
         }
     }
 
-    /// Call from the end-element and comment callbacks: where the parser stands right after a
-    /// `>` (an end tag's, a comment's, a `/>`), it reads content next. (libxml2 also ends elements
-    /// in the middle of a start tag, right after its name: not after a `>`.)
-    mutating func prepareAfterMarkup(in context: htmlParserCtxtPtr) {
-        guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end,
-              let base = input.pointee.base, cursor > base, cursor <= end, cursor[-1] == UInt8(ascii: ">") else { return }
-        prepareNextTag(input, cursor, end, textStart: 0)
+    /// Call from the comment callback: the parser stands right after the comment's `>`.
+    mutating func prepareAfterComment(in context: htmlParserCtxtPtr) {
+        prepareAfterMarkup(in: context, longTextIsCut: Self.impliesNoParagraph(context, Int(context.pointee.nameNr) - 1))
     }
 
-    private mutating func prepareNextTag(
-        _ input: xmlParserInputPtr, _ cursor: UnsafePointer<xmlChar>, _ end: UnsafePointer<xmlChar>, textStart: Int
+    /// Call from the end-element callback: where the parser stands right after a `>` (an end
+    /// tag's, a `/>`), it reads content next. (libxml2 also ends elements in the middle of a start
+    /// tag, right after its name: not after a `>`.) Which element's content follows is not known
+    /// yet (an end tag may close several), so long text is left.
+    mutating func prepareAfterEndTag(in context: htmlParserCtxtPtr) {
+        prepareAfterMarkup(in: context, longTextIsCut: false)
+    }
+
+    private mutating func prepareAfterMarkup(in context: htmlParserCtxtPtr, longTextIsCut: Bool) {
+        guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end,
+              let base = input.pointee.base, cursor > base, cursor <= end, cursor[-1] == UInt8(ascii: ">") else { return }
+        prepare(input, cursor, end, textStart: 0, longTextIsCut: longTextIsCut)
+    }
+
+    /// Whether text inside the element at `index` of libxml2's stack of open elements never makes
+    /// libxml2 imply a paragraph (`htmlCheckParagraph`: it does outside any element, and in `html`
+    /// and `head`).
+    private static func impliesNoParagraph(_ context: htmlParserCtxtPtr, _ index: Int) -> Bool {
+        guard index >= 0, index < Int(context.pointee.nameNr), let names = context.pointee.nameTab,
+              let name = names[index] else { return false }
+        return strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), "html") != 0
+            && strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), "head") != 0
+    }
+
+    private mutating func prepare(
+        _ input: xmlParserInputPtr, _ cursor: UnsafePointer<xmlChar>, _ end: UnsafePointer<xmlChar>,
+        textStart: Int, longTextIsCut: Bool
     ) {
         let cursorOffset = Int(input.pointee.consumed) + (cursor - input.pointee.base)
         guard cursorOffset >= preparedUpTo else { return }
         let bytes = UnsafeMutableBufferPointer(mutating: UnsafeBufferPointer(start: cursor, count: end - cursor))
         let view = UnsafeBufferPointer(bytes)
-        // Text up to the next `<`: a start tag only if a letter follows.
-        let tagStart = view.firstOffset(of: UInt8(ascii: "<"), from: min(textStart, view.count), before: view.count)
-        guard tagStart + 1 < view.count, view[tagStart + 1].isASCIILetter else {
-            preparedUpTo = cursorOffset + tagStart + 1
-            return
+        let textBegin = min(textStart, view.count)
+        // The text ends at the first `<` or `&`; the search for the tag goes on past an `&`.
+        let textEnd = view.firstOffset(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), from: textBegin, before: view.count)
+        let tagStart = textEnd < view.count && view[textEnd] == UInt8(ascii: "&")
+            ? view.firstOffset(of: UInt8(ascii: "<"), from: textEnd, before: view.count) : textEnd
+        cuts.removeAll(keepingCapacity: true)
+        // Text that runs to the end of the input is left (libxml2 ends the parse there).
+        if tagStart < view.count {
+            cutText(view, from: textBegin, to: textEnd, longTextIsCut: longTextIsCut)
         }
-        let tagEnd = lexCuts(view, tagStart: tagStart)
-        preparedUpTo = cursorOffset + tagEnd
+        // A start tag only where a letter follows the `<`.
+        if tagStart + 1 < view.count, view[tagStart + 1].isASCIILetter {
+            preparedUpTo = cursorOffset + lexCuts(view, tagStart: tagStart)
+        } else {
+            preparedUpTo = cursorOffset + tagStart + 1
+        }
         guard let last = cuts.last else { return }
         let cut = cuts.reduce(0) { $0 + $1.count }
         guard last.lowerBound - (cut - last.count) <= cut * Self.maximumMovedPerCutByte else { return }
@@ -111,11 +151,27 @@ struct AttributeValueCut {
         cutBytes += cut
     }
 
-    /// Lexes the start tag at `tagStart` as `htmlParseStartTag` does, recording the interiors of
-    /// long quoted values in `cuts`. Returns where the lexing stopped: the tag's `>` or `/>`, or
+    /// Records a cut of the text in `start..<end` (which holds no `<` or `&`) after its first
+    /// character that is not a blank (or its first blank, when all are): libxml2 then sees the
+    /// same text ending at the same place, blank or not as before.
+    private mutating func cutText(_ view: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, longTextIsCut: Bool) {
+        guard end - start >= Self.shortestCut, end - start < Self.textPiece || longTextIsCut else { return }
+        var keep = start
+        while keep < end, Self.isBlank(view[keep]) { keep += 1 }
+        if keep == end {
+            keep = start + 1
+        } else {
+            // The whole character: libxml2 must see valid UTF-8.
+            keep += 1
+            while keep < end, view[keep] & 0xC0 == 0x80 { keep += 1 }
+        }
+        if end - keep >= Self.shortestCut { cuts.append(keep..<end) }
+    }
+
+    /// Lexes the start tag at `tagStart` as `htmlParseStartTag` does, appending the interiors of
+    /// long quoted values to `cuts`. Returns where the lexing stopped: the tag's `>` or `/>`, or
     /// the first thing it does not reproduce.
     private mutating func lexCuts(_ view: UnsafeBufferPointer<UInt8>, tagStart: Int) -> Int {
-        cuts.removeAll(keepingCapacity: true)
         let count = view.count
         var i = tagStart + 1
         // htmlParseHTMLName: at most 100 bytes (longer names are split, which is not reproduced).
