@@ -29,7 +29,7 @@ let commandLinkerSettings: [LinkerSetting] = {
     #if canImport(Glibc)
     var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
     let version = confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0
-        ? String(cString: text).split(whereSeparator: { $0 == " " || $0 == "." }).compactMap { Int($0) } : []
+        ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "." }).compactMap { Int($0) } : []
     if version.count >= 2, (version[0], version[1]) >= (2, 36) {
         flags += ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
     }
