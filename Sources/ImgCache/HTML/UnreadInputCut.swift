@@ -179,7 +179,9 @@ struct UnreadInputCut {
         let nameStart = i
         while i < count, Self.isNameByte(view[i]) { i += 1 }
         // `<meta>`'s values are read by libxml2 (htmlCheckMeta): leave them.
-        guard i - nameStart < 100, !Self.isMeta(view, nameStart, i) else { return i }
+        guard i - nameStart < 100, i - nameStart != 4
+                || !UnsafeBufferPointer(rebasing: view[nameStart..<i]).elementsEqual("meta".utf8, by: { $0.asciiLowercased == $1 })
+        else { return i }
         while true {
             i = Self.skipBlanks(view, i)
             guard i < count else { return i }
@@ -225,10 +227,5 @@ struct UnreadInputCut {
     private static func isNameByte(_ byte: UInt8) -> Bool {
         byte.isASCIILetter || (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")
             || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-    }
-
-    private static func isMeta(_ view: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        end - start == 4 && view[start].asciiLowercased == UInt8(ascii: "m") && view[start + 1].asciiLowercased == UInt8(ascii: "e")
-            && view[start + 2].asciiLowercased == UInt8(ascii: "t") && view[start + 3].asciiLowercased == UInt8(ascii: "a")
     }
 }

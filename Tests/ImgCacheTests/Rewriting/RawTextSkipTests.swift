@@ -10,8 +10,8 @@ import CLibXML2
 /// The scanner moves libxml2 past script and style content where the libxml2 it runs reads that
 /// content the way the skip reproduces (2.9.12–2.9.14). Whatever the rewriter is told must not
 /// change: every element it hears of, where its tag is, what encloses it, and every style text,
-/// on edge cases, the real pages and random markup, with the skip and without it (the path any
-/// other libxml2 takes).
+/// on edge cases and random markup, with the skip and without it (the path any other libxml2
+/// takes). The real pages are compared once for both shortcuts, in `UnreadInputCutTests`.
 @Suite("Skipping script and style content")
 struct RawTextSkipTests {
     /// Everything the scanner reports, as text to compare.
@@ -123,22 +123,6 @@ struct RawTextSkipTests {
             Array("<style id=s>a{}<".utf8) + [0xC3, 0xA9] + Array("/style></style><img src=c.png>".utf8),
         ]
         for page in pages { Self.expectSameReports(page, "\(page)") }
-    }
-
-    @Test("the real pages report the same with the content skipped")
-    func realPages() async throws {
-        try await offPool {
-            guard let pages = try RealPagesTests.pages() else {
-                print("note: \(RealPagesTests.folder.path) is not here; the real-page check is skipped")
-                return
-            }
-            var skipped = 0
-            for page in pages {
-                let bytes = try [UInt8](Data(contentsOf: RealPagesTests.folder.appendingPathComponent(page.path)))
-                skipped += Self.expectSameReports(bytes, page.path).skipped
-            }
-            if LibXML2Runtime.allowsInputShortcuts { #expect(skipped > 1_000_000, "\(skipped) bytes skipped in all") }
-        }
     }
 
     @Test("random markup built from the pieces that decide where raw text ends reports the same")
