@@ -113,10 +113,11 @@ struct TransportFailureTests {
 
     @Test(arguments: TransportKind.allCases)
     func refusedConnectionIsAConnectionError(kind: TransportKind) async throws {
-        // A port that was just listening and is now closed refuses connections.
-        let server = try await TestImageServer.start()
-        let url = server.url("/a.png")
-        try await server.shutdown()
+        // Bound but never listening, and held for the whole test: no other test's server can take
+        // the port (a port closed after listening once could be, and answered with HTTP 400).
+        let (descriptor, port) = try loopbackSocket(listeningWithBacklog: nil)
+        defer { close(descriptor) }
+        let url = "http://127.0.0.1:\(port)/a.png"
         let transport = kind.make()
         let error = await transportError { try await transport.send(.get(url)) }
         await transport.shutdown()
