@@ -9,6 +9,9 @@ enum VerbatimDataURL {
     /// True when `text` is `data:` (lowercase) and an opaque path of printable ASCII other than
     /// `?` and `#`, starting with something other than `/`.
     static func matches(_ text: String) -> Bool {
+        // Asked of every URL of a page, nearly all of which start otherwise: the first byte is
+        // read without the copy that `withUTF8` takes (a retain and release for each).
+        guard text.utf8.first == UInt8(ascii: "d") else { return false }
         var text = text
         return text.withUTF8 { bytes in
             // `data:` compared in place: a static array of it cost a `swift_once` and a retain for

@@ -59,17 +59,62 @@ enum PlainURLText {
             return nil
         }
         let hostStart = isSecure ? 8 : 7
-        let end = bytes[hostStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
-        let colon = bytes[hostStart..<end].firstIndex(of: UInt8(ascii: ":"))
-        let hostBytes = bytes[hostStart..<(colon ?? end)]
-        let ipv4 = canonicalIPv4(hostBytes)
-        guard ipv4 != nil || isPlainDomain(hostBytes) else { return nil }
+        // One pass to the authority's end, reading the host's labels as it goes: asked of every
+        // absolute URL of a page (every srcset candidate, often), five searches over the host cost
+        // as much as the rest of resolving it.
+        var index = hostStart
+        var colon: Int?
+        var labelStart = hostStart
+        var lastLabelFirst: UInt8?
+        // Bytes the parser keeps in a domain, no empty label (a leading dot or two in a row), no `xn--` label.
+        var isPlainDomain = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") { break }
+            if colon == nil {
+                if byte == UInt8(ascii: ":") {
+                    colon = index
+                    closeLabel(bytes, labelStart..<index, &lastLabelFirst, &isPlainDomain)
+                } else if byte == UInt8(ascii: ".") {
+                    if index == labelStart { isPlainDomain = false }
+                    closeLabel(bytes, labelStart..<index, &lastLabelFirst, &isPlainDomain)
+                    labelStart = index + 1
+                } else if !isHostByte(byte) {
+                    isPlainDomain = false
+                }
+            }
+            index += 1
+        }
+        let end = index
+        let hostEnd = colon ?? end
+        if colon == nil { closeLabel(bytes, labelStart..<end, &lastLabelFirst, &isPlainDomain) }
+        guard let lastLabelFirst else { return nil }
+        // A last label that starts with a digit makes the host an IPv4 address (or a failure):
+        // kept as it is only in the serialiser's own form.
+        var ipv4: UInt32?
+        if lastLabelFirst >= UInt8(ascii: "0"), lastLabelFirst <= UInt8(ascii: "9") {
+            guard let address = canonicalIPv4(bytes[hostStart..<hostEnd]) else { return nil }
+            ipv4 = address
+        } else {
+            guard isPlainDomain, bytes[hostStart] != UInt8(ascii: "-") else { return nil }
+        }
         var port: Int?
         if let colon {
             guard let value = canonicalPort(bytes[(colon + 1)..<end]), value != (isSecure ? 443 : 80) else { return nil }
             port = value
         }
-        return (isSecure, hostStart..<(colon ?? end), ipv4, port, end)
+        return (isSecure, hostStart..<hostEnd, ipv4, port, end)
+    }
+
+    /// Notes a label of the host that has ended: `xn--` labels are checked by IDNA (the full
+    /// parser's job), and the last non-empty label's first byte tells an IPv4 address.
+    private static func closeLabel(_ bytes: UnsafeBufferPointer<UInt8>, _ label: Range<Int>, _ lastLabelFirst: inout UInt8?,
+                                   _ isPlainDomain: inout Bool) {
+        guard !label.isEmpty else { return }
+        let start = label.lowerBound
+        if label.count >= 4, bytes[start] == UInt8(ascii: "x"), bytes[start + 1] == UInt8(ascii: "n"),
+           bytes[start + 2] == UInt8(ascii: "-"), bytes[start + 3] == UInt8(ascii: "-") { isPlainDomain = false }
+        lastLabelFirst = bytes[start]
     }
 
     /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
@@ -98,47 +143,9 @@ enum PlainURLText {
         }
     }
 
-    /// Whether the parser keeps `host` (of an http(s) URL) as it is, as a domain.
-    private static func isPlainDomain(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        !host.isEmpty && host.allSatisfy(isHostByte) && host.first != UInt8(ascii: ".") && host.first != UInt8(ascii: "-")
-            && !containsEmptyLabel(host) && !hasIPv4OrPunycodeLabel(host)
-    }
-
     private static func isHostByte(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-    }
-
-    private static func containsEmptyLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        var previousWasDot = false
-        for byte in host {
-            if byte == UInt8(ascii: ".") {
-                if previousWasDot { return true }
-                previousWasDot = true
-            } else {
-                previousWasDot = false
-            }
-        }
-        return false
-    }
-
-    /// A last label that starts with a digit makes the host an IPv4 address (or a failure);
-    /// `xn--` labels are checked by IDNA. Either way: the full parser's job. Read label by label
-    /// in place: splitting made an array for every URL.
-    private static func hasIPv4OrPunycodeLabel(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        var lastLabelFirst: UInt8?
-        var labelStart = host.startIndex
-        while labelStart < host.endIndex {
-            let labelEnd = host[labelStart...].firstIndex(of: UInt8(ascii: ".")) ?? host.endIndex
-            if labelEnd > labelStart {
-                if labelEnd - labelStart >= 4, host[labelStart] == UInt8(ascii: "x"), host[labelStart + 1] == UInt8(ascii: "n"),
-                   host[labelStart + 2] == UInt8(ascii: "-"), host[labelStart + 3] == UInt8(ascii: "-") { return true }
-                lastLabelFirst = host[labelStart]
-            }
-            labelStart = labelEnd + 1
-        }
-        guard let digit = lastLabelFirst else { return false }
-        return digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9")
     }
 
     /// Four decimal numbers of 0–255 without leading zeros: the form the IPv4 serialiser writes.
