@@ -63,6 +63,12 @@ struct CSSTests {
         ("url(s.png){b:k(l.png)}", ["s.png"], nil),
         ("a{ /* c */ Background : x url(n.png) y; c: url(p.png)}", ["n.png", "p.png"], "c"),
         ("a{b:\u{E9} url(o.png)}", ["o.png"], "b"),
+        // The property is the name that starts the URL's declaration, after blanks, comments and parentheses only.
+        ("a{*zoom:1;b:url(q.png)}", ["q.png"], "b"),
+        ("a{b:c;\n/* d:e */ (f) : url(w.png)}", ["w.png"], nil),
+        ("a{b:c;\n/* d:e */ () F : url(w.png)}", ["w.png"], "f"),
+        ("a{'s' b:url(u.png)}", ["u.png"], nil),
+        ("a{b:url(v.png) c:url(x.png)}", ["v.png", "x.png"], "b"),
     ] as [(String, [String], String?)])
     func functionsWhereverTheyStand(css: String, urls: [String], lastProperty: String?) {
         let fromScalars = CSSURLScanner.scan(Array(css.unicodeScalars))
