@@ -74,10 +74,9 @@ extension ImageRewriter {
         var unresolvedRelative = 0
         let prefix = options.referenceStyle.prefix
         // Pages often repeat an image (a srcset and its fallback src, a sprite): resolve each text
-        // once. The dictionary points at the first reference that shows the text's resolution
-        // (an index, not a copy: a page can hold 100,000 of them). URLs that name no format are
+        // once. The index points at the first reference that shows the text's resolution (an
+        // index, not a copy: a page can hold 100,000 of them). URLs that name no format are
         // resolved each time: what they mean depends on the place, and they are few.
-        var resolved: [String: Int] = [:]
         // The slots are given back as they become references; with a `<base>` to neutralise or
         // links to make absolute, the image slots with some text are kept, for rendering to make
         // those left absolute.
@@ -86,8 +85,7 @@ extension ImageRewriter {
         var imageSlots: [URLSlot] = []
         var slots = collector.takeURLSlots()
         analysis.references.reserveCapacity(slots.count)
-        // Sized once: grown a doubling at a time, it hashed every URL text again at each growth.
-        resolved.reserveCapacity(slots.count)
+        var resolved = URLTextIndex(count: slots.count)
         if neutralizesBase { slotRanges.reserveCapacity(slots.count) }
         slots.drain { slot in
             if neutralizesBase {
@@ -106,14 +104,14 @@ extension ImageRewriter {
                 // its index goes in at once, and comes out again in the rare case that it names no
                 // format. A text seen before gets its first index back.
                 let index = analysis.references.count
-                if let earlier = resolved.updateValue(index, forKey: slot.text) {
-                    resolved[slot.text] = earlier
+                let hash = URLTextIndex.hash(slot.text)
+                if let earlier = resolved.earlierIndex(of: slot.text, hash: hash, placing: index, textOf: { analysis.references[$0].original }) {
                     resolution = Resolution(analysis.references[earlier])
                 } else {
                     resolution = resolve(slot.text, resolver: resolver, site: site)
-                    if resolution.untyped { resolved[slot.text] = nil }
+                    if resolution.untyped { resolved.remove(index, hash: hash) }
                 }
-            } else if let index = resolved[slot.text] {
+            } else if let index = resolved.index(of: slot.text, hash: URLTextIndex.hash(slot.text), textOf: { analysis.references[$0].original }) {
                 resolution = Resolution(analysis.references[index])
             } else {
                 resolution = resolve(slot.text, resolver: resolver, site: site)
