@@ -127,5 +127,15 @@ struct UntypedImageTests {
         // KELVIN SIGN (U+212A) lowercases to an ASCII k.
         #expect(naming.imageExtension(ofHTTPURL: "https://a.example/e.M%E2%84%AA") == "mk")
         #expect(naming.imageExtension(ofHTTPURL: "https://a.example/f.p%4Eg") == "png")
+        // Extensions of eight bytes and more, and a list changed after the naming was made.
+        var other = LocalImageNaming(extensions: [".JPEG2000", "jpegxl123", "Heic"])
+        #expect(other.imageExtension(ofHTTPURL: "https://a.example/g.jpeg2000") == "jpeg2000")
+        #expect(other.imageExtension(ofHTTPURL: "https://a.example/g.JPEGXL123") == "jpegxl123")
+        #expect(other.imageExtension(ofHTTPURL: "https://a.example/g.jpegxl12") == nil)
+        #expect(other.imageExtension(ofHTTPURL: "https://a.example/g.heic") == "heic")
+        other.extensions = ["gif"]
+        #expect(other.imageExtension(ofHTTPURL: "https://a.example/g.heic") == nil)
+        #expect(other.imageExtension(ofHTTPURL: "https://a.example/g.GIF") == "gif")
+        #expect(other == LocalImageNaming(extensions: ["gif"]))
     }
 }
