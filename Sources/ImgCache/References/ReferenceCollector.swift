@@ -147,6 +147,10 @@ final class ReferenceCollector: HTMLScanHandler {
                 }
             }
             if let kind {
+                // A plain srcset's candidates go straight into the list: made into an array first,
+                // each was copied (and its text retained and released) once more.
+                if isSrcset, appendPlainSrcsetSlots(valueRange, quote: attribute.quote, kind: kind, element: name,
+                                                    attribute: attributeName, inert: inert) { continue }
                 urlSlots.append(contentsOf: attributeSlots(valueRange, quote: attribute.quote, kind: kind, element: name,
                                                            attribute: attributeName, srcset: isSrcset, inert: inert))
             }
@@ -348,18 +352,40 @@ final class ReferenceCollector: HTMLScanHandler {
     private func plainSrcsetSlots(
         _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool
     ) -> [URLSlot]? {
+        var slots: [URLSlot] = []
+        let isPlain = forEachPlainSrcsetSlot(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert) {
+            slots.append($0)
+        }
+        return isPlain ? slots : nil
+    }
+
+    /// `plainSrcsetSlots`, each slot appended to `urlSlots` as it is made. False (and nothing
+    /// appended) for a srcset that is not plain.
+    private func appendPlainSrcsetSlots(
+        _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool
+    ) -> Bool {
+        forEachPlainSrcsetSlot(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert) {
+            urlSlots.append($0)
+        }
+    }
+
+    private func forEachPlainSrcsetSlot(
+        _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool,
+        _ body: (URLSlot) -> Void
+    ) -> Bool {
         let bytes = UnsafeBufferPointer(rebasing: page[valueRange])
-        guard encoding.isASCIICompatible, DecodedText.isPlainASCII(bytes, ampersandMatters: true) else { return nil }
+        guard encoding.isASCIICompatible, DecodedText.isPlainASCII(bytes, ampersandMatters: true) else { return false }
         let base = valueRange.lowerBound
         let acceptsUntyped = URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
-        return SrcsetParser.parse(bytes).map { candidate in
+        for candidate in SrcsetParser.parse(bytes) {
             let range = base + candidate.urlRange.lowerBound..<base + candidate.urlRange.upperBound
-            return URLSlot(
+            body(URLSlot(
                 range: range, text: String(decoding: UnsafeBufferPointer(rebasing: page[range]), as: UTF8.self),
                 context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
                 isValidCandidate: candidate.isValid, isInert: inert, acceptsUntyped: acceptsUntyped
-            )
+            ))
         }
+        return true
     }
 
     private func collectCSS(_ valueRange: Range<Int>, quote: UInt8?, element: String, attribute: String,
