@@ -49,6 +49,14 @@ struct SimpleURLResolver: Sendable {
 
     private func resolve(bytes input: UnsafeBufferPointer<UInt8>) -> Outcome {
         guard let first = input.first, input.count < 2048 else { return .needsParser }
+        // An absolute http(s) URL with a path, the commonest text of pages dense in images (every
+        // candidate of most srcsets): its authority is checked as it is read, then its path's
+        // bytes and dot segments in one pass, instead of reading the whole text for its bytes first.
+        if first == UInt8(ascii: "h"), let authorityEnd = PlainURLText.authorityEnd(of: input),
+           input.count > authorityEnd, input[authorityEnd] == UInt8(ascii: "/") {
+            let path = UnsafeBufferPointer(rebasing: input[authorityEnd...])
+            return PlainURLText.isPlainWithoutDotSegments(path) ? .input : .needsParser
+        }
         guard PlainURLText.isPlain(input) else { return .needsParser }
         if first == UInt8(ascii: "/") {
             if input.dropFirst().first == UInt8(ascii: "/") { return schemeRelative(input) }

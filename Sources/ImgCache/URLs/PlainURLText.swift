@@ -117,6 +117,28 @@ enum PlainURLText {
         lastLabelFirst = bytes[start]
     }
 
+    /// `isPlain(bytes) && hasNoDotSegments(bytes)`, read in one pass.
+    static func isPlainWithoutDotSegments(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let plain = plainBytes
+        var segmentLength = 0
+        var dots = 0
+        var inQuery = false
+        for byte in bytes {
+            guard byte < 128, plain[Int(byte)] else { return false }
+            if inQuery { continue }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
+                if segmentLength > 0, segmentLength == dots, dots <= 2 { return false }
+                segmentLength = 0
+                dots = 0
+                inQuery = byte == UInt8(ascii: "?")
+            } else {
+                segmentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return !(segmentLength > 0 && segmentLength == dots && dots <= 2)
+    }
+
     /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
     static func hasNoDotSegments(_ input: some Collection<UInt8>) -> Bool {
         var segmentLength = 0

@@ -30,6 +30,20 @@ struct SimpleURLResolverTests {
         }
     }
 
+    @Test("a path's bytes and dot segments read in one pass answer as the two checks do")
+    func onePassPathCheck() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", ".", "..", "...", "/", "?", "#", "%", " ", "b.png", "\u{E9}", "~", "=", "q", ".a", "a."]
+        for _ in 0..<50_000 {
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { buffer in
+                #expect(PlainURLText.isPlainWithoutDotSegments(buffer)
+                    == (PlainURLText.isPlain(buffer) && PlainURLText.hasNoDotSegments(buffer)), "\(text)")
+            }
+        }
+    }
+
     @Test("typical page URLs take the fast path")
     func typicalURLs() {
         let resolver = SimpleURLResolver(base: BrowserURL("https://example.com/blog/post.html"))!
