@@ -34,6 +34,11 @@ extension LocalizationSession {
         // Pages first: a stylesheet that needs a linking page's encoding waits for every page to
         // be read, and must not hold a slot that a page needs.
         let order = plan.inputs.indices.sorted { (plan.inputs[$0].kind == .stylesheet ? 1 : 0, $0) < (plan.inputs[$1].kind == .stylesheet ? 1 : 0, $1) }
+        // The refresh covers the whole run: while files are still to be read, the downloads of
+        // those read so far settling (which a short debounce, or a slow read, lets happen) is not
+        // the end of the run's downloads.
+        let hold = notifier.hold()
+        defer { hold.release() }
         let referrers = StylesheetReferrers(pages: plan.inputs.count { $0.kind != .stylesheet })
         let window = max(1, filesAtOnce)
         async let copyFailures = copy(plan.copies)
