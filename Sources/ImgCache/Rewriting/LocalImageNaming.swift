@@ -38,10 +38,12 @@ public struct LocalImageNaming: Sendable, Hashable {
         return word
     }
 
+    /// Two namings are equal when they enable the same extensions with the same fan-out.
     public static func == (lhs: LocalImageNaming, rhs: LocalImageNaming) -> Bool {
         lhs.extensions == rhs.extensions && lhs.fanOut == rhs.fanOut
     }
 
+    /// Hashes what equality compares: the extensions and the fan-out.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(extensions)
         hasher.combine(fanOut)
