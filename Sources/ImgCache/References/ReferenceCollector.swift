@@ -129,8 +129,8 @@ final class ReferenceCollector: HTMLScanHandler {
                 }
             case ("base", "href"):
                 if baseHref == nil, !inert {
-                    baseHref = attributeSlots(valueRange, quote: attribute.quote, kind: nil, element: name,
-                                              attribute: attributeName, srcset: false, inert: false).first
+                    attributeSlots(valueRange, quote: attribute.quote, kind: nil, element: name,
+                                   attribute: attributeName, srcset: false, inert: false) { baseHref = $0 }
                 }
             case (_, "background") where Self.backgroundElements.contains(name):
                 kind = .backgroundAttribute
@@ -147,12 +147,10 @@ final class ReferenceCollector: HTMLScanHandler {
                 }
             }
             if let kind {
-                // A plain srcset's candidates go straight into the list: made into an array first,
-                // each was copied (and its text retained and released) once more.
-                if isSrcset, appendPlainSrcsetSlots(valueRange, quote: attribute.quote, kind: kind, element: name,
-                                                    attribute: attributeName, inert: inert) { continue }
-                urlSlots.append(contentsOf: attributeSlots(valueRange, quote: attribute.quote, kind: kind, element: name,
-                                                           attribute: attributeName, srcset: isSrcset, inert: inert))
+                // Straight into the list: made into an array first, each slot of a srcset was
+                // copied (and its text retained and released) once more.
+                attributeSlots(valueRange, quote: attribute.quote, kind: kind, element: name,
+                               attribute: attributeName, srcset: isSrcset, inert: inert) { urlSlots.append($0) }
             }
         }
     }
@@ -174,8 +172,8 @@ final class ReferenceCollector: HTMLScanHandler {
             if attributeName == "data" && element != "object" { continue }
             if attributeName == "codebase" && element != "object" && element != "applet" { continue }
             let isSrcset = attributeName == "srcset" || attributeName == "imagesrcset"
-            slots += attributeSlots(valueRange, quote: attribute.quote, kind: nil, element: element,
-                                    attribute: attributeName, srcset: isSrcset, inert: false)
+            attributeSlots(valueRange, quote: attribute.quote, kind: nil, element: element,
+                           attribute: attributeName, srcset: isSrcset, inert: false) { slots.append($0) }
         }
         return slots
     }
@@ -305,73 +303,57 @@ final class ReferenceCollector: HTMLScanHandler {
         DecodedText.decode(UnsafeBufferPointer(rebasing: page[range]), encoding: encoding, characterReferences: characterReferences)
     }
 
+    /// The URL slots of an attribute's value (one per candidate of a srcset), handed to `found`
+    /// in order.
     private func attributeSlots(
         _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String,
-        attribute: String, srcset: Bool, inert: Bool
-    ) -> [URLSlot] {
+        attribute: String, srcset: Bool, inert: Bool, _ found: (URLSlot) -> Void
+    ) {
         let base = valueRange.lowerBound
-        if srcset, let slots = plainSrcsetSlots(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert) {
-            return slots
+        if srcset, plainSrcsetSlots(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert, found) {
+            return
         }
         if !srcset, let plain = plainTrimmedValue(valueRange) {
-            return [URLSlot(
+            found(URLSlot(
                 range: plain.range, text: plain.text,
                 context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
                 isValidCandidate: true, isInert: inert,
                 acceptsUntyped: URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
-            )]
+            ))
+            return
         }
         let text = decode(valueRange, characterReferences: true)
         if srcset {
-            return SrcsetParser.parse(text.scalars).map { candidate in
+            for candidate in SrcsetParser.parse(text.scalars) {
                 let raw = text.rawRange(of: candidate.urlRange)
-                return URLSlot(
+                found(URLSlot(
                     range: base + raw.lowerBound..<base + raw.upperBound,
                     text: string(text, candidate.urlRange, rawStart: base),
                     context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
                     isValidCandidate: candidate.isValid, isInert: inert,
                     acceptsUntyped: URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
-                )
+                ))
             }
+            return
         }
         // URL attributes are "potentially surrounded by spaces": browsers strip ASCII whitespace.
         let trimmed = trimmedRange(text.scalars, 0..<text.scalars.count)
         let raw = text.rawRange(of: trimmed)
-        return [URLSlot(
+        found(URLSlot(
             range: base + raw.lowerBound..<base + raw.upperBound,
             text: string(text, trimmed, rawStart: base),
             context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
             isValidCandidate: true, isInert: inert,
             acceptsUntyped: URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
-        )]
+        ))
     }
 
     /// The slots of a srcset whose bytes are plain ASCII with no character reference (nearly
-    /// every srcset), read off the page: its text is its bytes, and decoding it would only copy
-    /// them. Nil for any other srcset.
+    /// every srcset), read off the page and handed to `found` as they are made: its text is its
+    /// bytes, and decoding it would only copy them. False (and nothing found) for any other srcset.
     private func plainSrcsetSlots(
-        _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool
-    ) -> [URLSlot]? {
-        var slots: [URLSlot] = []
-        let isPlain = forEachPlainSrcsetSlot(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert) {
-            slots.append($0)
-        }
-        return isPlain ? slots : nil
-    }
-
-    /// `plainSrcsetSlots`, each slot appended to `urlSlots` as it is made. False (and nothing
-    /// appended) for a srcset that is not plain.
-    private func appendPlainSrcsetSlots(
-        _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool
-    ) -> Bool {
-        forEachPlainSrcsetSlot(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert) {
-            urlSlots.append($0)
-        }
-    }
-
-    private func forEachPlainSrcsetSlot(
         _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool,
-        _ body: (URLSlot) -> Void
+        _ found: (URLSlot) -> Void
     ) -> Bool {
         let bytes = UnsafeBufferPointer(rebasing: page[valueRange])
         guard encoding.isASCIICompatible, DecodedText.isPlainASCII(bytes, ampersandMatters: true) else { return false }
@@ -379,7 +361,7 @@ final class ReferenceCollector: HTMLScanHandler {
         let acceptsUntyped = URLSlot.attributeAcceptsUntyped(kind: kind, element: element)
         for candidate in SrcsetParser.parse(bytes) {
             let range = base + candidate.urlRange.lowerBound..<base + candidate.urlRange.upperBound
-            body(URLSlot(
+            found(URLSlot(
                 range: range, text: String(decoding: UnsafeBufferPointer(rebasing: page[range]), as: UTF8.self),
                 context: .attribute(quote: quote), kind: kind, element: element, attribute: attribute,
                 isValidCandidate: candidate.isValid, isInert: inert, acceptsUntyped: acceptsUntyped
