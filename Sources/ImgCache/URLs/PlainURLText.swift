@@ -119,34 +119,32 @@ enum PlainURLText {
 
     /// `isPlain(bytes) && hasNoDotSegments(bytes)`, read in one pass.
     static func isPlainWithoutDotSegments(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let plain = plainBytes
-        var segmentLength = 0
-        var dots = 0
-        var inQuery = false
-        for byte in bytes {
-            guard byte < 128, plain[Int(byte)] else { return false }
-            if inQuery { continue }
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
-                if segmentLength > 0, segmentLength == dots, dots <= 2 { return false }
-                segmentLength = 0
-                dots = 0
-                inQuery = byte == UInt8(ascii: "?")
-            } else {
-                segmentLength += 1
-                if byte == UInt8(ascii: ".") { dots += 1 }
-            }
-        }
-        return !(segmentLength > 0 && segmentLength == dots && dots <= 2)
+        keepsPath(bytes, checkingBytes: true)
     }
 
     /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
     static func hasNoDotSegments(_ input: some Collection<UInt8>) -> Bool {
+        keepsPath(input, checkingBytes: false)
+    }
+
+    /// Whether no path segment before any `?` is `.` or `..` and, when `checkingBytes`, every
+    /// byte (query included) is one ``isPlain(_:)`` takes.
+    @inline(__always)
+    private static func keepsPath(_ input: some Collection<UInt8>, checkingBytes: Bool) -> Bool {
+        let plain = plainBytes
         var segmentLength = 0
         var dots = 0
+        var inQuery = false
         for byte in input {
-            if byte == UInt8(ascii: "?") { break }
-            if byte == UInt8(ascii: "/") {
+            if checkingBytes, byte >= 128 || !plain[Int(byte)] { return false }
+            if inQuery { continue }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
                 if segmentLength > 0, segmentLength == dots, dots <= 2 { return false }
+                if byte == UInt8(ascii: "?") {
+                    // The query's bytes only matter when they are checked.
+                    guard checkingBytes else { return true }
+                    inQuery = true
+                }
                 segmentLength = 0
                 dots = 0
             } else {
