@@ -37,25 +37,11 @@ struct URLTextIndex {
     /// The index placed for `text` (whose hash is `hash`); if none, places `index` for it and
     /// returns nil. `textOf` gives the text of a placed index.
     mutating func earlierIndex(of text: String, hash: UInt64, placing index: Int, textOf: (Int) -> String) -> Int? {
-        let tag = UInt32(truncatingIfNeeded: hash >> 32)
-        var place = Int(truncatingIfNeeded: hash) & mask
-        var free: Int?
-        for _ in 0..<Self.maxProbes {
-            let placed = places[place]
-            if placed == Self.empty {
-                if free == nil { free = place }
-                break
-            }
-            if placed == Self.removed {
-                if free == nil { free = place }
-            } else if tags[place] == tag, textOf(Int(placed)) == text {
-                return Int(placed)
-            }
-            place = (place + 1) & mask
-        }
-        if let free, let stored = Int32(exactly: index) {
+        let search = find(text, hash: hash, textOf: textOf)
+        if let found = search.index { return found }
+        if let free = search.freePlace, let stored = Int32(exactly: index) {
             places[free] = stored
-            tags[free] = tag
+            tags[free] = UInt32(truncatingIfNeeded: hash >> 32)
         }
         return nil
     }
@@ -77,14 +63,25 @@ struct URLTextIndex {
 
     /// The index placed for `text`, if any.
     func index(of text: String, hash: UInt64, textOf: (Int) -> String) -> Int? {
+        find(text, hash: hash, textOf: textOf).index
+    }
+
+    /// The places `text` may be at: its index if placed, else the first place it could go
+    /// (nil when every place looked at is taken).
+    private func find(_ text: String, hash: UInt64, textOf: (Int) -> String) -> (index: Int?, freePlace: Int?) {
         let tag = UInt32(truncatingIfNeeded: hash >> 32)
         var place = Int(truncatingIfNeeded: hash) & mask
+        var free: Int?
         for _ in 0..<Self.maxProbes {
             let placed = places[place]
-            if placed == Self.empty { return nil }
-            if placed != Self.removed, tags[place] == tag, textOf(Int(placed)) == text { return Int(placed) }
+            if placed == Self.empty { return (nil, free ?? place) }
+            if placed == Self.removed {
+                if free == nil { free = place }
+            } else if tags[place] == tag, textOf(Int(placed)) == text {
+                return (Int(placed), nil)
+            }
             place = (place + 1) & mask
         }
-        return nil
+        return (nil, free)
     }
 }
