@@ -96,6 +96,10 @@ const char *imgcache_curl_default_ca_file(void) {
     return curl.version_info(CURLVERSION_NOW)->cainfo;
 }
 
+const char *imgcache_curl_default_ca_folder(void) {
+    return curl.version_info(CURLVERSION_NOW)->capath;
+}
+
 CURLM *imgcache_curl_multi_init(void) { return curl.multi_init(); }
 CURLMcode imgcache_curl_multi_cleanup(CURLM *multi) { return curl.multi_cleanup(multi); }
 CURLMcode imgcache_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {

@@ -20,6 +20,9 @@ const char *imgcache_curl_load(void);
 /// The CA bundle libcurl was built to use by default, or NULL.
 const char *imgcache_curl_default_ca_file(void);
 
+/// The hashed CA folder libcurl was built to use by default, or NULL.
+const char *imgcache_curl_default_ca_folder(void);
+
 CURLM *imgcache_curl_multi_init(void);
 CURLMcode imgcache_curl_multi_cleanup(CURLM *multi);
 CURLMcode imgcache_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);

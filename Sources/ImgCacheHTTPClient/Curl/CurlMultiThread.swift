@@ -16,7 +16,7 @@ final class CurlMultiThread: @unchecked Sendable {
     /// What every transfer is set up with.
     struct Options: Sendable {
         /// Which CAs to trust.
-        var trust: CurlTrustFiles
+        var trust: CurlTrustFiles.OnFirstUse
         var connectTimeout: Duration
         /// The longest silence while receiving: below 1 byte/s for this long (in whole seconds,
         /// rounded up) ends the transfer.
@@ -283,7 +283,15 @@ final class CurlMultiThread: @unchecked Sendable {
             transfer.finish(.failure(TransportError.connection("libcurl could not make a transfer (out of memory)")))
             return
         }
-        configure(easy, for: transfer)
+        do {
+            try configure(easy, for: transfer)
+        } catch {
+            imgcache_curl_easy_reset(easy)
+            idleHandles.append(easy)
+            gate.ended(transfer)
+            transfer.finish(.failure(TransportError.connection("\(error)")))
+            return
+        }
         running[easy] = transfer
         let code = imgcache_curl_multi_add_handle(multi, easy)
         if code != CURLM_OK {
@@ -328,7 +336,8 @@ final class CurlMultiThread: @unchecked Sendable {
         transfer.finish(result)
     }
 
-    private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) {
+    /// - Throws: ``CertificateTrustError`` when the CA files an https transfer needs cannot be made.
+    private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) throws {
         let request = transfer.request
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         _ = request.url.withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_URL, $0) }
@@ -360,7 +369,8 @@ final class CurlMultiThread: @unchecked Sendable {
         // The proxy's answer to CONNECT is not the response: it must not count as the head
         // received (time-out phases) nor toward the head's size limit.
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-        options.trust.apply(to: easy)
+        // Plain http needs no CAs: they are worked out for the first https transfer.
+        if transfer.isHTTPS { try options.trust.files().apply(to: easy) }
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
             list = "\(header.name): \(header.value)".withCString { imgcache_curl_slist_append(list, $0) }

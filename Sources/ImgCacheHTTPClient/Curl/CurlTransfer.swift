@@ -48,6 +48,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// ``FirstConnectionGate``; nil for plain http.
     let originKey: String?
 
+    /// Whether the URL is https, and so needs the trusted CAs.
+    var isHTTPS: Bool { originKey != nil }
+
     init(request: TransportRequest, proxy: String?) {
         self.request = request
         self.proxy = proxy

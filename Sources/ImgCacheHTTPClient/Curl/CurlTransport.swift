@@ -23,7 +23,7 @@ import NIOPosix
 public final class CurlTransport: ImageTransport, TaskStartingTransport {
     private let options: CurlMultiThread.Options
     private let proxy: ProxySettings
-    private let trustFiles: CurlTrustFiles
+    private let trustFiles: CurlTrustFiles.OnFirstUse
     /// On NIO's shared loops, which are started only when a certificate is refused.
     private let diagnosis = LazyDiagnosis()
     private let state = NIOLockedValueBox(State())
@@ -58,14 +58,17 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         try self.init(trust: trust, proxy: proxy, connectTimeout: connectTimeout, readTimeout: readTimeout, resolvedNames: [:])
     }
 
-    /// - Parameter resolvedNames: host names answered from this table instead of DNS: how tests
-    ///   make a public-looking name lead to 127.0.0.1.
+    /// - Parameters:
+    ///   - resolvedNames: host names answered from this table instead of DNS: how tests make a
+    ///     public-looking name lead to 127.0.0.1.
+    ///   - systemCAs: the system's CA bundle and folder, when not libcurl's defaults (tests).
     init(
         trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration, readTimeout: Duration,
-        resolvedNames: [String: IPAddress]
+        resolvedNames: [String: IPAddress], systemCAs: (file: String?, folder: String?)? = nil
     ) throws {
         if let reason = imgcache_curl_load() { throw CurlUnavailableError(reason: String(cString: reason)) }
-        let trustFiles = try CurlTrustFiles(trust)
+        try trust.validate()
+        let trustFiles = CurlTrustFiles.OnFirstUse(trust, system: systemCAs ?? CurlTrustFiles.libcurlDefaults)
         self.trustFiles = trustFiles
         self.proxy = proxy
         options = CurlMultiThread.Options(trust: trustFiles, connectTimeout: connectTimeout, readTimeout: readTimeout,

@@ -2,6 +2,7 @@
 import CCurl
 import Foundation
 import ImgCache
+import NIOConcurrencyHelpers
 
 /// A ``CertificateTrust`` as libcurl takes it: one CA file (`CURLOPT_CAINFO`) and one hashed
 /// folder (`CURLOPT_CAPATH`).
@@ -11,30 +12,47 @@ import ImgCache
 /// file rather than `CURLOPT_CAINFO_BLOB`: libcurl caches the store it builds from a file for
 /// later connections (`CURLOPT_CA_CACHE_TIMEOUT`), and parsing a 140-certificate bundle for each
 /// connection is slow under OpenSSL 3.
+///
+/// A bundle is left out when the folder holds every one of its certificates (``HashedCertificateFolder``),
+/// as the system's folder holds the system's bundle where `update-ca-certificates` made both: the
+/// folder, searched anyway, then trusts the same CAs without the 40 ms OpenSSL 3.0 takes to read
+/// the bundle.
 struct CurlTrustFiles: Sendable {
-    /// The CA file, or nil: libcurl's default bundle when `replacesDefaults` is false, none when true.
+    /// The CA file (`CURLOPT_CAINFO`), or nil for none.
     let file: String?
-    /// The CA folder, or nil: as for `file`.
+    /// The CA folder (`CURLOPT_CAPATH`), or nil for none.
     let folder: String?
-    /// Whether `file` and `folder` replace libcurl's defaults (`SSL_CERT_FILE`, `SSL_CERT_DIR`),
-    /// rather than `file` adding to them.
-    let replacesDefaults: Bool
+    /// The CA files left out because `folder` holds every certificate of them.
+    let filesInFolder: [String]
     /// Whether `file` is a temporary file of ours, to delete.
     private let isTemporary: Bool
 
+    /// libcurl's default CA bundle and folder, the system's (libcurl must be loaded).
+    static var libcurlDefaults: (file: String?, folder: String?) {
+        (imgcache_curl_default_ca_file().map { String(cString: $0) }, imgcache_curl_default_ca_folder().map { String(cString: $0) })
+    }
+
     /// Reads `trust`'s files and folders (reporting any that cannot be used, as ``CertificateTrust/validate()`` does).
-    init(_ trust: CertificateTrust) throws {
+    /// - Parameter system: the system's bundle and folder, which the trust uses unless its roots
+    ///   replace them (`SSL_CERT_FILE`, `SSL_CERT_DIR`).
+    init(_ trust: CertificateTrust, system: (file: String?, folder: String?) = libcurlDefaults) throws {
         try trust.validate()
-        guard trust != .system else {
-            (file, folder, replacesDefaults, isTemporary) = (nil, nil, false, false)
-            return
-        }
         let roots = try trust.rootFilesAndFolders()
         var files = roots.files
-        let folders = roots.folders
-        replacesDefaults = !trust.roots.isEmpty
-        if !replacesDefaults, let bundle = imgcache_curl_default_ca_file() {
-            files.append(String(cString: bundle))
+        var folders = roots.folders
+        if trust.roots.isEmpty {
+            if let bundle = system.file { files.append(bundle) }
+            if let folder = system.folder { folders.append(folder) }
+        }
+        // A file whose every certificate is in the folder adds nothing to it but the time OpenSSL
+        // takes to read it. (The extra CA files are one or two certificates: not looked at.)
+        if let folder = folders.first, !files.isEmpty {
+            let hashed = HashedCertificateFolder(path: folder)
+            let covered = files.filter { hashed.holdsEveryCertificate(of: $0) }
+            files.removeAll { covered.contains($0) }
+            filesInFolder = covered
+        } else {
+            filesInFolder = []
         }
         folder = folders.first
         // Further folders' certificates join the file: libcurl searches one folder.
@@ -64,15 +82,11 @@ struct CurlTrustFiles: Sendable {
         isTemporary = true
     }
 
-    /// Sets a transfer's CA options.
+    /// Sets a transfer's CA options. Both are always set: nil turns libcurl's default off
+    /// (`SSL_CERT_FILE` alone trusts that file, not the system's folder too).
     func apply(to easy: UnsafeMutableRawPointer) {
-        if replacesDefaults {
-            // nil turns the default off: SSL_CERT_FILE alone trusts that file, not the system's folder too.
-            set(easy, CURLOPT_CAINFO, file)
-            set(easy, CURLOPT_CAPATH, folder)
-        } else if let file {
-            set(easy, CURLOPT_CAINFO, file)
-        }
+        set(easy, CURLOPT_CAINFO, file)
+        set(easy, CURLOPT_CAPATH, folder)
     }
 
     /// Deletes the joined file, if there is one.
@@ -85,6 +99,39 @@ struct CurlTrustFiles: Sendable {
             _ = value.withCString { imgcache_curl_easy_setopt_pointer(easy, option, $0) }
         } else {
             _ = imgcache_curl_easy_setopt_pointer(easy, option, nil)
+        }
+    }
+}
+extension CurlTrustFiles {
+    /// A trust's files, worked out when the first https transfer needs them: a run over plain
+    /// http looks at no CA file or folder, and writes no joined file.
+    final class OnFirstUse: Sendable {
+        private let trust: CertificateTrust
+        private let system: (file: String?, folder: String?)
+        private let made = NIOLockedValueBox<Result<CurlTrustFiles, any Error>?>(nil)
+
+        init(_ trust: CertificateTrust, system: (file: String?, folder: String?)) {
+            self.trust = trust
+            self.system = system
+        }
+
+        /// The files, made on the first call.
+        /// - Throws: ``CertificateTrustError`` when a file cannot be read or the joined file
+        ///   cannot be written.
+        func files() throws -> CurlTrustFiles {
+            try made.withLockedValue { made in
+                if let made { return try made.get() }
+                let result = Result { try CurlTrustFiles(trust, system: system) }
+                made = result
+                return try result.get()
+            }
+        }
+
+        /// Deletes the joined file, if one was made.
+        func remove() {
+            made.withLockedValue { made in
+                if case .success(let files)? = made { files.remove() }
+            }
         }
     }
 }
