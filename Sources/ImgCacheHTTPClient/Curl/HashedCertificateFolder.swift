@@ -43,13 +43,22 @@ struct HashedCertificateFolder {
 
     private static func readCertificates(inFolder path: String) -> Set<CertificateText>? {
         guard let directory = opendir(path) else { return nil }
-        defer { closedir(directory) }
-        var found = Set<CertificateText>()
+        var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard isHashedName(name) else { continue }
+            if isHashedName(name) { names.append(name) }
+        }
+        closedir(directory)
+        // OpenSSL reads `hash.0`, `hash.1`, … and stops at the first number missing: a file
+        // after a gap is never read, so its certificates do not count.
+        let present = Set(names)
+        var found = Set<CertificateText>()
+        for name in names {
+            // A number past the count of names has a gap before it.
+            guard let number = Int(name.dropFirst(9)), number < names.count,
+                  (0..<number).allSatisfy({ present.contains("\(name.prefix(8)).\($0)") }) else { continue }
             guard let bytes = try? AtomicFile.read(path + "/" + name),
                   let certificates = certificates(inPEM: bytes) else { return nil }
             found.formUnion(certificates)

@@ -94,8 +94,13 @@ struct CurlTrustFilesTests {
         // …even when it lies in the folder under a name OpenSSL does not look up.
         try other.write(toFile: folder + "/other.pem", atomically: true, encoding: .utf8)
         #expect(!Self.covers(folder, bundle))
-        try other.write(toFile: folder + "/0badc0de.1", atomically: true, encoding: .utf8)
+        // OpenSSL stops at the first number missing: a file after a gap is never read.
+        try other.write(toFile: folder + "/0badc0de.2", atomically: true, encoding: .utf8)
+        #expect(!Self.covers(folder, bundle))
+        try FileManager.default.moveItem(atPath: folder + "/0badc0de.2", toPath: folder + "/0badc0de.1")
         #expect(Self.covers(folder, bundle))
+        try other.write(toFile: folder + "/0badc0de.99999999999999999999", atomically: true, encoding: .utf8)
+        #expect(Self.covers(folder, bundle), "a number no Int holds is passed over")
 
         // A hashed file with trust settings, an empty bundle, a missing folder: the bundle stays.
         try ca.replacingOccurrences(of: "CERTIFICATE", with: "TRUSTED CERTIFICATE")
