@@ -66,7 +66,7 @@ struct DemoRun: Sendable {
                     narrate("\(count) distinct images referenced; writing the page before downloading them (live mode)")
                 },
                 pageWritten: { [narrate] rewritten, destination in
-                    let rewrittenCount = rewritten.references.filter(\.rewritten).count
+                    let rewrittenCount = rewritten.references.count(where: \.rewritten)
                     narrate("wrote \(destination) after " + Self.seconds(since: start)
                             + ": all \(rewrittenCount) image references already point into images/; downloading…")
                 })

@@ -91,7 +91,7 @@ struct RewriteCommand: ParsableCommand {
             try result.write(toFile: destination)
         }
         if !quiet {
-            let rewritten = result.rewrittenReferences.count
+            let rewritten = result.references.count(where: \.rewritten)
             Diagnostics.note("\(page): \(result.references.count) image references, \(rewritten) rewritten -> \(destination == "-" ? "stdout" : destination)")
         }
     }
