@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(CCurl)
+import ImgCacheHTTPClient
+#endif
 
 @main
 struct IMGCacheCommand: AsyncParsableCommand {
@@ -14,6 +17,18 @@ struct IMGCacheCommand: AsyncParsableCommand {
 
     static func main() async {
         MallocTuning.forDownloads()
+        #if canImport(CCurl)
+        if downloads(CommandLine.arguments) { CurlTransport.startLoading() }
+        #endif
         await main(nil)
+    }
+
+    /// Whether the command line runs a command that downloads, over libcurl (its default on
+    /// Linux): read before the arguments are parsed, so only by the subcommand's name.
+    private static func downloads(_ arguments: [String]) -> Bool {
+        guard let subcommand = arguments.dropFirst().first else { return false }
+        let downloading: [any ParsableCommand.Type] = [FetchCommand.self, WatchCommand.self, DemoCommand.self]
+        return downloading.contains { $0.configuration.commandName == subcommand }
+            && !arguments.contains(HTTPClientChoice.asyncHTTPClient.rawValue)
     }
 }
