@@ -32,11 +32,13 @@ struct CurlTrustFiles: Sendable {
         (imgcache_curl_default_ca_file().map { String(cString: $0) }, imgcache_curl_default_ca_folder().map { String(cString: $0) })
     }
 
-    /// Reads `trust`'s files and folders (reporting any that cannot be used, as ``CertificateTrust/validate()`` does).
+    /// Works out the files for `trust`, which the caller has validated (``CertificateTrust/validate()``:
+    /// ``CurlTransport`` does when it is made, before any download).
     /// - Parameter system: the system's bundle and folder, which the trust uses unless its roots
     ///   replace them (`SSL_CERT_FILE`, `SSL_CERT_DIR`).
+    /// - Throws: ``CertificateTrustError`` when a root is neither a file nor a folder, or the joined
+    ///   file cannot be written.
     init(_ trust: CertificateTrust, system: (file: String?, folder: String?) = libcurlDefaults) throws {
-        try trust.validate()
         let roots = try trust.rootFilesAndFolders()
         var files = roots.files
         var folders = roots.folders
@@ -110,6 +112,7 @@ extension CurlTrustFiles {
         private let system: (file: String?, folder: String?)
         private let made = NIOLockedValueBox<Result<CurlTrustFiles, any Error>?>(nil)
 
+        /// - Parameter trust: validated by the caller, so that a wrong path is reported before any download.
         init(_ trust: CertificateTrust, system: (file: String?, folder: String?)) {
             self.trust = trust
             self.system = system

@@ -1,3 +1,4 @@
+#if canImport(CCurl)
 import ImgCache
 #if canImport(Glibc)
 import Glibc
@@ -144,3 +145,4 @@ struct CertificateText: Hashable {
         base64.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.suffix(48))) }
     }
 }
+#endif
