@@ -314,7 +314,10 @@ COUNT_REPEATS=0
 
 # timed LABEL command... → T_RC, T_S (wall), T_U / T_SYS (CPU seconds), T_KB (peak RSS), and the
 # access-log summary of the requests the run made: T_REQ, T_CONNS, T_PROTO, T_TLS, T_STATUS, and
-# T_REPEAT: requests for a method + URL the run had already requested (with COUNT_REPEATS=1).
+# T_REPEAT: requests for a method + URL the run had already requested (with COUNT_REPEATS=1);
+# T_PHASES, where the log ends with nginx's $msec: milliseconds from the start to the first response,
+# from it to the second (a page fetcher's page to its first image), from the second to the last,
+# and from the last to the exit, as a/b/c/d ("-" with fewer than two requests).
 timed() {
     local label=$1; shift
     local off t0 t1 stats
@@ -336,11 +339,15 @@ timed() {
     t1=$(date +%s%N)
     T_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
     read -r _ T_U T_SYS T_KB < <(tail -1 "$WORK/time.txt" 2>/dev/null | awk 'NF == 4 { print; exit } END { if (NR == 0 || NF != 4) print "- - - -" }') || true
-    stats=$(tail -c +$((off + 1)) "$ACCESS_LOG" | awk -v uris="$COUNT_REPEATS" '
-        { n++; conn[$3] = 1; proto[$2]++; status[$4]++; if ($5 != "-" && $5 != "") tls[$5]++; if (uris == 1) uri[$6 " " $7] = 1 }
+    stats=$(tail -c +$((off + 1)) "$ACCESS_LOG" | awk -v uris="$COUNT_REPEATS" -v t0="$t0" -v t1="$t1" '
+        { n++; conn[$3] = 1; proto[$2]++; status[$4]++; if ($5 != "-" && $5 != "") tls[$5]++; if (uris == 1) uri[$6 " " $7] = 1
+          if (NF >= 8) { ms = $8 * 1000; if (n == 1 || ms < first) { second = first; first = ms } else if (n == 2 || ms < second) second = ms
+                         if (n == 1 || ms > last) last = ms } }
         function join(a,   k, s) { s = ""; for (k in a) s = s (s == "" ? "" : ",") k ":" a[k]; return s == "" ? "-" : s }
-        END { printf "%d\t%d\t%s\t%s\t%s\t%s\n", n, length(conn), join(proto), join(tls), join(status), uris == 1 ? n - length(uri) : "-" }')
-    IFS=$'\t' read -r T_REQ T_CONNS T_PROTO T_TLS T_STATUS T_REPEAT <<<"$stats"
+        END { phases = "-"
+              if (n >= 2 && first > 0) phases = sprintf("%.0f/%.0f/%.0f/%.0f", first - t0 / 1e6, second - first, last - second, t1 / 1e6 - last)
+              printf "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", n, length(conn), join(proto), join(tls), join(status), uris == 1 ? n - length(uri) : "-", phases }')
+    IFS=$'\t' read -r T_REQ T_CONNS T_PROTO T_TLS T_STATUS T_REPEAT T_PHASES <<<"$stats"
     T_ERR=""
     if [ "$T_RC" != 0 ]; then
         if [ "$T_RC" = 124 ] || [ "$T_RC" = 137 ]; then

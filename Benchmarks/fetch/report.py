@@ -5,7 +5,9 @@ usage: report.py RESULTS.tsv META.tsv
 
 RESULTS.tsv: one line per timed run: setting, tool, out (tmpfs or disk), round, exit status, wall s,
 user s, system s, peak RSS KB, requests, connections, protocols (proto:count,...), TLS versions,
-statuses, check ok (1/0), check message, error message, relay CPU ticks during the run.
+statuses, check ok (1/0), check message, error message, relay CPU ticks during the run, phases
+(milliseconds a/b/c/d, from nginx's log: start to the first response, to the second, to the last,
+last to exit; "-" when unknown).
 META.tsv: key, values... (see run.sh, section 7, and common_meta in ../common/bench.sh).
 
 Wall: the best (lowest) of the runs that succeeded. CPU: user + system of the median run (by CPU
@@ -19,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench_report import print_busy, print_how_timed, print_relay, read_groups, read_meta, verdict  # noqa: E402
 
 FIELDS = ("setting tool out round rc wall user sys rss req conns proto tls status check_ok check_msg err "
-          "relay_ticks").split()
+          "relay_ticks phases").split()
 
 SETTING_TITLES = {
     "1": "1: HTTP/1.1, loopback",
@@ -140,6 +142,23 @@ def main():
                 fails = f"; {len(g.failed)} run(s) FAILED: {g.failed[0]['err']}" if g.failed else ""
                 print(f"  {label:45} {kind:5} {g.wall:7.3f} {g.wall_median:7.3f} {ips:>6} {g.cpu:6.2f} {g.rss_mb:7.1f} "
                       f"{req:>10} {g.spread('conns'):>5}  {proto:18} {g.check(images)}{relay}{fails}")
+
+    # Phases: where a run's wall time goes, by the time nginx wrote each response.
+    print()
+    print("Where the wall time goes (outputs on tmpfs; median ms of the runs, by the time nginx wrote each response):")
+    print(f"  {'setting':24} {'tool':44} {'to 1st':>7} {'1st->2nd':>9} {'2nd->last':>10} {'last->exit':>11}")
+    for s in settings:
+        for tool in tools:
+            g = groups.get((s, tool, "tmpfs"))
+            if g is None or not g.ok or tool == "imgcache-warm":
+                continue
+            split = [r["phases"].split("/") for r in g.ok if r.get("phases", "-").count("/") == 3]
+            if not split:
+                continue
+            medians = [sorted(float(p[i]) for p in split)[(len(split) - 1) // 2] for i in range(4)]
+            print(f"  {titles[s]:24} {short_label(tool, meta):44} {medians[0]:7.0f} {medians[1]:9.0f} "
+                  f"{medians[2]:10.0f} {medians[3]:11.0f}")
+    print("  (1st: the page, for imgcache and wget2; 2nd: the first image. curl asks for images only.)")
 
     # Targets.
     print()

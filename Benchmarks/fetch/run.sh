@@ -159,7 +159,7 @@ check() { # tool, OUT → C_OK (1 or 0), C_MSG
 }
 record() { # setting tool out round relay_ticks
     local IFS=$'\t'
-    printf '%s\n' "$1	$2	$3	$4	$T_RC	$T_S	$T_U	$T_SYS	$T_KB	$T_REQ	$T_CONNS	$T_PROTO	$T_TLS	$T_STATUS	$C_OK	${C_MSG//$'\t'/ }	${T_ERR//$'\t'/ }	$5" >> "$RESULTS"
+    printf '%s\n' "$1	$2	$3	$4	$T_RC	$T_S	$T_U	$T_SYS	$T_KB	$T_REQ	$T_CONNS	$T_PROTO	$T_TLS	$T_STATUS	$C_OK	${C_MSG//$'\t'/ }	${T_ERR//$'\t'/ }	$5	$T_PHASES" >> "$RESULTS"
 }
 
 # run_one setting tool kind round: one timed run (plus imgcache's warm run in setting 1), checked, recorded.
