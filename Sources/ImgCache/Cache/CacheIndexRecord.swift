@@ -53,7 +53,7 @@ enum CacheIndexRecord: Equatable {
             out.field("removed", string: localName)
         }
         out.close()
-        out.bytes.append(UInt8(ascii: "\n"))
+        out.append(UInt8(ascii: "\n"))
         return out.bytes
     }
 
@@ -181,6 +181,6 @@ enum CacheIndexRecord: Equatable {
     /// Seconds since 1970, shortest text that reads back as the same `Double`.
     private static func seconds(_ date: Date) -> String {
         let value = date.timeIntervalSince1970
-        return value.isFinite ? "\(value)" : "0"
+        return value.isFinite ? value.description : "0"
     }
 }

@@ -121,12 +121,11 @@ public struct FetchManifest: Sendable, Codable {
     /// takes them. A manifest of 10,000 images is 6.5 MB; made whole (with the copies of its
     /// growing buffer) it was 6 MB of a cold 10,000-image run's 61 MB peak.
     package func encode(into emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        var out = JSONText()
-        out.bytes.reserveCapacity(Self.pieceSize + 4_096)
+        var out = JSONText(capacity: Self.pieceSize + 4_096)
         func flushIfFull() throws {
-            guard out.bytes.count >= Self.pieceSize else { return }
-            try out.bytes.withUnsafeBytes(emit)
-            out.bytes.removeAll(keepingCapacity: true)
+            guard out.count >= Self.pieceSize else { return }
+            try out.withUnsafeBytes(emit)
+            out.removeAll()
         }
         out.open()
         out.field("cacheDirectory", string: cacheDirectory)
@@ -180,8 +179,8 @@ public struct FetchManifest: Sendable, Codable {
         }
         out.closeArray()
         out.close()
-        out.bytes.append(0x0A)
-        try out.bytes.withUnsafeBytes(emit)
+        out.append(0x0A)
+        try out.withUnsafeBytes(emit)
     }
 
     private static let pieceSize = 1 << 16

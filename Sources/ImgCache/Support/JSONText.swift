@@ -2,18 +2,54 @@
 /// spaces per level, `"key" : value`, as `JSONEncoder` with `.prettyPrinted` spaces it; or compact,
 /// on one line (the cache index's records). Strings escaped as `.withoutEscapingSlashes` does.
 /// The caller writes keys in sorted order.
-struct JSONText {
-    var bytes: [UInt8] = []
+///
+/// The text is written into memory of its own rather than an `[UInt8]`: each `Array.append`
+/// checks uniqueness and capacity, and `append(contentsOf:)` cost 170 instructions however short
+/// the bytes, which made a key and its punctuation cost 400 (a manifest or an index record is
+/// mostly keys). Noncopyable, so that the memory has one owner.
+struct JSONText: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// How many bytes are written.
+    private(set) var count = 0
     private let indented: Bool
     private var depth = 0
     private var first = true
 
-    init(indented: Bool = true) {
+    init(indented: Bool = true, capacity: Int = 512) {
         self.indented = indented
+        self.capacity = max(16, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    /// The text written so far.
+    var bytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Hands `body` the text written so far.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Forgets the text written so far (what comes next goes on where it ends), keeping the memory.
+    mutating func removeAll() {
+        count = 0
+    }
+
+    /// One byte, as it is.
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
     }
 
     mutating func open() {
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         depth += 1
         first = true
     }
@@ -24,7 +60,7 @@ struct JSONText {
 
     /// Starts an array; its elements are written with ``element()`` before each.
     mutating func openArray() {
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         depth += 1
         first = true
     }
@@ -35,142 +71,185 @@ struct JSONText {
 
     /// Starts the next array element.
     mutating func element() {
-        if !first { bytes.append(UInt8(ascii: ",")) }
+        if !first { append(UInt8(ascii: ",")) }
         first = false
         newline()
     }
 
     mutating func string(_ value: String) {
-        appendString(value)
+        var value = value
+        value.withUTF8 { appendEscaped($0, cleanPrefix: Self.cleanPrefixLength($0)) }
     }
 
     private mutating func closeContainer(_ bracket: UInt8) {
         depth -= 1
         // An empty container is written `{}` / `[]`, as JSONEncoder does.
         if !first { newline() }
-        bytes.append(bracket)
+        append(bracket)
         first = false
     }
 
     /// A key the code names: written as it is, since no name the code uses needs escaping.
     mutating func key(_ name: StaticString) {
-        beginKey()
-        bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { utf8 in
-            assert(utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") },
-                   "a key that needs escaping")
-            bytes.append(contentsOf: utf8)
+            assert(utf8.allSatisfy { !Self.needsEscape($0) }, "a key that needs escaping")
+            appendKey(utf8)
         }
-        bytes.append(UInt8(ascii: "\""))
-        endKey()
     }
 
     /// A key from data (a URL, say), escaped as a string value is.
     mutating func key(escaping name: String) {
-        beginKey()
-        appendString(name)
-        endKey()
-    }
-
-    private mutating func beginKey() {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        first = false
-        newline()
-    }
-
-    private mutating func endKey() {
-        if indented { bytes.append(UInt8(ascii: " ")) }
-        bytes.append(UInt8(ascii: ":"))
-        if indented { bytes.append(UInt8(ascii: " ")) }
+        var name = name
+        name.withUTF8 { utf8 in
+            let clean = Self.cleanPrefixLength(utf8)
+            if clean == utf8.count { return appendKey(utf8) }
+            beginKey()
+            appendEscaped(utf8, cleanPrefix: clean)
+            endKey()
+        }
     }
 
     mutating func field(_ name: StaticString, string value: String) {
         key(name)
-        appendString(value)
+        string(value)
     }
 
     /// A number or a literal (`true`, `false`, `null`), written as given.
     mutating func field(_ name: StaticString, number text: String) {
         key(name)
-        bytes.append(contentsOf: text.utf8)
+        var text = text
+        text.withUTF8 { appendRaw($0) }
     }
 
     /// An integer in decimal, as `String(value)` writes it, without making that String.
     mutating func field(_ name: StaticString, integer value: some FixedWidthInteger) {
         key(name)
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = UInt64(value.magnitude)
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for UInt64.max's 20 digits, the last one first
-        let count = withUnsafeMutableBytes(of: &digits) { buffer in
-            var count = 0
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude != 0
-            return count
+        reserve(21)  // a sign and UInt64.max's 20 digits
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude != 0
+        if value < 0 { append(UInt8(ascii: "-")) }
+        magnitude = UInt64(value.magnitude)
+        for position in stride(from: count + digits - 1, through: count, by: -1) {
+            base[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
         }
-        withUnsafeBytes(of: &digits) { buffer in
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        count += digits
+    }
+
+    // MARK: Writing
+
+    /// Room for `more` bytes after the text, growing the memory to twice its size (or more) when short.
+    private mutating func reserve(_ more: Int) {
+        guard count + more > capacity else { return }
+        let grown = max(2 * capacity, count + more)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.initialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity = grown
+    }
+
+    private mutating func appendRaw(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).initialize(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// The separator, indentation, `"name"` and colon of a key whose name needs no escaping.
+    private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
+        beginKey()
+        reserve(name.count + 5)
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+        appendRaw(name)
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+        endKey()
+    }
+
+    private mutating func beginKey() {
+        if !first { append(UInt8(ascii: ",")) }
+        first = false
+        newline()
+    }
+
+    private mutating func endKey() {
+        if indented {
+            reserve(3)
+            base[count] = UInt8(ascii: " ")
+            base[count + 1] = UInt8(ascii: ":")
+            base[count + 2] = UInt8(ascii: " ")
+            count += 3
+        } else {
+            append(UInt8(ascii: ":"))
         }
     }
 
     private mutating func newline() {
         guard indented else { return }
-        bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<2 * depth { bytes.append(UInt8(ascii: " ")) }
+        let indentation = 2 * depth
+        reserve(1 + indentation)
+        base[count] = UInt8(ascii: "\n")
+        (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: indentation)
+        count += 1 + indentation
     }
 
-    // Scanned and copied through the string's UTF-8 buffer: `String.UTF8View`'s iterator costs
-    // several times more a byte, and a manifest or an index writes thousands of URLs.
-    private mutating func appendString(_ value: String) {
-        var value = value
-        value.withUTF8 { appendEscaped($0) }
-    }
-
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
-        // Most strings (URLs, names, digests) need no escaping: copied in runs between escapes,
-        // and looked at eight bytes at a time up to the first byte that may need one.
-        var runStart = 0
+    /// How many bytes from the start of `utf8` need no escaping: looked at eight at a time, since
+    /// most strings (URLs, names, digests) need none.
+    private static func cleanPrefixLength(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let start = utf8.baseAddress else { return 0 }
         var clean = 0
-        if let base = utf8.baseAddress {
-            while clean + 8 <= utf8.count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + clean).loadUnaligned(as: UInt64.self))
-                if word.containsByte(below: 0x20) || word.containsByte(UInt8(ascii: "\"")) || word.containsByte(UInt8(ascii: "\\")) {
-                    break
-                }
-                clean += 8
+        while clean + 8 <= utf8.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(start + clean).loadUnaligned(as: UInt64.self))
+            if word.containsByte(below: 0x20) || word.containsByte(UInt8(ascii: "\"")) || word.containsByte(UInt8(ascii: "\\")) {
+                break
             }
+            clean += 8
         }
-        for index in clean..<utf8.count {
-            let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            appendEscape(of: byte)
+        while clean < utf8.count, !needsEscape(utf8[clean]) { clean += 1 }
+        return clean
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// `utf8` quoted, escaped where it must be; its first `cleanPrefix` bytes need no escape.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, cleanPrefix: Int) {
+        append(UInt8(ascii: "\""))
+        // Copied in runs between escapes.
+        var runStart = 0
+        for index in cleanPrefix..<utf8.count where Self.needsEscape(utf8[index]) {
+            appendRaw(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            appendEscape(of: utf8[index])
             runStart = index + 1
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        bytes.append(UInt8(ascii: "\""))
+        appendRaw(UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        append(UInt8(ascii: "\""))
     }
 
     private mutating func appendEscape(of byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+        append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""): append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): append(UInt8(ascii: "\\"))
+        case 0x0A: append(UInt8(ascii: "n"))
+        case 0x0D: append(UInt8(ascii: "r"))
+        case 0x09: append(UInt8(ascii: "t"))
+        case 0x08: append(UInt8(ascii: "b"))
+        case 0x0C: append(UInt8(ascii: "f"))
         default:
             let hex: StaticString = "0123456789abcdef"
-            bytes.append(UInt8(ascii: "u"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(hex.utf8Start[Int(byte >> 4)])
-            bytes.append(hex.utf8Start[Int(byte & 0xF)])
+            append(UInt8(ascii: "u"))
+            append(UInt8(ascii: "0"))
+            append(UInt8(ascii: "0"))
+            append(hex.utf8Start[Int(byte >> 4)])
+            append(hex.utf8Start[Int(byte & 0xF)])
         }
     }
 }

@@ -56,6 +56,31 @@ struct JSONTextTests {
         #expect(pretty.bytes == Array(try encoder.encode(Sample(a: -42, b: ["x/y": 7], c: "d"))))
     }
 
+    @Test("text far longer than the memory first set aside for it comes out whole, as JSONEncoder writes it")
+    func growsPastItsFirstCapacity() throws {
+        struct Sample: Encodable { let images: [String: String]; let count: Int }
+        var images: [String: String] = [:]
+        for index in 0..<300 {
+            let number = String(repeating: "0", count: 3 - String(index).count) + String(index)
+            images["https://example.com/\(number)/\(String(repeating: "x", count: index))\"q\".png"] = "name-\(number).png"
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var text = JSONText(capacity: 16)
+        text.open()
+        text.field("count", integer: images.count)
+        text.key("images")
+        text.open()
+        for url in images.keys.sorted() {
+            text.key(escaping: url)
+            text.string(images[url]!)
+        }
+        text.close()
+        text.close()
+        #expect(text.count > 50_000)
+        #expect(text.bytes == Array(try encoder.encode(Sample(images: images, count: images.count))))
+    }
+
     @Test("a path's containing folder, as open(2) takes it")
     func containingFolder() {
         let cases = ["name.png": ".", "/name.png": "/", "a/b.png": "a", "/a/b/c.png": "/a/b", "caf\u{e9}/\u{fc}.png": "caf\u{e9}",
