@@ -160,11 +160,16 @@ extension ImageCacheStore {
     /// are recorded in one append under a single hold of the folder lock.
     /// - Returns: one ``CacheLookup`` per URL, in order.
     func lookUpForUse(_ urls: [BrowserURL], now: Date = Date()) -> [CacheLookup] {
-        let localNames = localNames(for: urls)
+        lookUpForUse(urls.map { ImageToFetch($0) }, now: now)
+    }
+
+    /// The same look-up, of images whose names the caller may already have made.
+    func lookUpForUse(_ images: [ImageToFetch], now: Date = Date()) -> [CacheLookup] {
+        let localNames = localNames(for: images)
         let recorded = metadata(forLocalNames: localNames)
-        let results = urls.indices.map { position -> CacheLookup in
+        let results = images.indices.map { position -> CacheLookup in
             guard let localName = localNames[position] else { return .missing }
-            return lookup(localName: localName, url: urls[position].serializedWithoutFragment, recorded: recorded[position], now: now)
+            return lookup(localName: localName, url: images[position].url.serializedWithoutFragment, recorded: recorded[position], now: now)
         }
         let due = results.compactMap { result -> CacheEntryMetadata? in
             guard case .fresh(let metadata) = result, now.timeIntervalSince(metadata.lastUsedAt) >= Self.lastUseGranularity

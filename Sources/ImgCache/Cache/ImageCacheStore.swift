@@ -135,23 +135,30 @@ public final class ImageCacheStore: Sendable {
     /// ``localName(for:)`` of each URL, with one look at the index (or its lookup table) for
     /// all the URLs whose names come from their bytes.
     func localNames(for urls: [BrowserURL]) -> [String?] {
-        var names = [String?](repeating: nil, count: urls.count)
+        localNames(for: urls.map { ImageToFetch($0) })
+    }
+
+    /// ``localName(for:)`` of each image, taking the name its URL gives it from `urlName` where
+    /// the caller has it.
+    func localNames(for images: [ImageToFetch]) -> [String?] {
+        var names = [String?](repeating: nil, count: images.count)
         var byBytes: [Int] = []
-        for (position, url) in urls.enumerated() {
-            if let name = naming.localName(for: url) {
+        for (position, image) in images.enumerated() {
+            let url = image.url
+            if let name = image.urlName ?? naming.localName(for: url) {
                 names[position] = CacheFileLayout.isValidLocalName(name) ? name : nil
             } else if url.isHTTP {
                 byBytes.append(position)
             }
         }
         guard !byBytes.isEmpty else { return names }
-        let keys = byBytes.map { urls[$0].serializedWithoutFragment }
+        let keys = byBytes.map { images[$0].url.serializedWithoutFragment }
         state.withLock { state in
             if state.mayLookThroughTable() {
                 // Such a URL's name is SHA-256(url) plus its format's extension: one of a few
                 // names to look up, whichever records this URL.
                 let candidates = byBytes.map { position in
-                    ImageFormat.allCases.compactMap { naming.localName(for: urls[position], format: $0) }
+                    ImageFormat.allCases.compactMap { naming.localName(for: images[position].url, format: $0) }
                 }
                 if let probe = CacheIndexProbe(localNames: candidates.flatMap { $0 }, layout: layout) {
                     var found = probe.metadata[...]

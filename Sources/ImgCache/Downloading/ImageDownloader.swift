@@ -86,11 +86,11 @@ final class ImageDownloader: Sendable {
     func fetch(_ url: BrowserURL) async -> DownloadOutcome {
         let isCancelled = Task.isCancelled
         return await withCheckedContinuation { continuation in
-            start(url, knownLookup: nil, hostLimit: nil, isCancelled: isCancelled) { continuation.resume(returning: $0) }
+            start(url, urlName: nil, knownLookup: nil, hostLimit: nil, isCancelled: isCancelled) { continuation.resume(returning: $0) }
         }
     }
 
-    /// How ``start(_:knownLookup:hostLimit:preCounted:callerGaveUp:isCancelled:then:)`` went.
+    /// How ``start(_:urlName:knownLookup:hostLimit:preCounted:callerGaveUp:isCancelled:then:)`` went.
     private enum Start {
         case started
         /// The URL is being fetched already: its outcome is this fetch's.
@@ -103,6 +103,7 @@ final class ImageDownloader: Sendable {
     /// thread) with the outcome.
     ///
     /// - Parameters:
+    ///   - urlName: the name `url` gives its image, when the caller has it (see ``ImageToFetch``).
     ///   - knownLookup: the cache lookup of `url`, when ``fetchAll(_:)`` just did it.
     ///   - hostLimit: the semaphore of `url`'s origin, when the caller has it at hand.
     ///   - preCounted: the outstanding count already includes this URL (``fetchAll(_:)`` counts
@@ -110,7 +111,7 @@ final class ImageDownloader: Sendable {
     ///   - callerGaveUp: set when the caller that started the fetch is cancelled; a fetch still
     ///     waiting for a request slot then ends as cancelled instead of sending its request.
     ///   - isCancelled: whether the caller is cancelled, in which case nothing new is started.
-    private func start(_ url: BrowserURL, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?, preCounted: Bool = false,
+    private func start(_ url: BrowserURL, urlName: String?, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?, preCounted: Bool = false,
                        callerGaveUp: CancellationFlag? = nil, isCancelled: Bool,
                        then done: @escaping @Sendable (DownloadOutcome) -> Void) {
         let key = url.serializedWithoutFragment
@@ -123,7 +124,7 @@ final class ImageDownloader: Sendable {
             // A task of its own, so that a caller giving up does not end a fetch others wait for.
             // The fetch leaves the table when it ends, after it entered it (both under the lock).
             let work: @Sendable () async -> Void = {
-                await self.load(url, knownLookup: lookup, hostLimit: hostLimit, preCounted: preCounted,
+                await self.load(url, urlName: urlName, knownLookup: lookup, hostLimit: hostLimit, preCounted: preCounted,
                                 callerGaveUp: callerGaveUp) { outcome in
                     self.settle(key, with: outcome)
                 }
@@ -152,13 +153,18 @@ final class ImageDownloader: Sendable {
     /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones, and a slow host never holds up
     /// another's images.
     func fetchAll(_ urls: [BrowserURL]) async -> [DownloadOutcome] {
-        // On the transport's thread, when it has one: the outcomes that wake this call are handed
-        // in there, and the requests it starts next go out from there.
-        guard let taskStarter else { return await fetchAllHere(urls) }
-        return await taskStarter.preferringThread(for: policy.privateNetworks) { await fetchAllHere(urls) }
+        await fetchAll(urls.map { ImageToFetch($0) })
     }
 
-    private func fetchAllHere(_ urls: [BrowserURL]) async -> [DownloadOutcome] {
+    /// The same, for images whose names the caller may already have made.
+    func fetchAll(_ images: [ImageToFetch]) async -> [DownloadOutcome] {
+        // On the transport's thread, when it has one: the outcomes that wake this call are handed
+        // in there, and the requests it starts next go out from there.
+        guard let taskStarter else { return await fetchAllHere(images) }
+        return await taskStarter.preferringThread(for: policy.privateNetworks) { await fetchAllHere(images) }
+    }
+
+    private func fetchAllHere(_ images: [ImageToFetch]) async -> [DownloadOutcome] {
         fetches.withLock { $0.activeCalls += 1 }
         defer {
             fetches.withLock { fetches in
@@ -166,34 +172,39 @@ final class ImageDownloader: Sendable {
                 if fetches.activeCalls == 0 { fetches.settled.removeAll() }
             }
         }
-        var outcomes = [DownloadOutcome?](repeating: nil, count: urls.count)
+        var outcomes = [DownloadOutcome?](repeating: nil, count: images.count)
         // One pass over the cache first, in one hop off the cooperative pool: on a warm run every
         // image is answered here, without a task, an actor call or a second read of its metadata.
         let store = self.store
-        let candidates = urls.indices.filter { policy.allows(urls[$0]) && Self.mayBeImage(urls[$0], naming: store.naming) }
-        let lookups = await BlockingIO.run { store.lookUpForUse(candidates.map { urls[$0] }) }
-        var known: [Int: CacheLookup] = [:]
+        let candidates = images.indices.filter { policy.allows(images[$0].url) && Self.mayBeImage(images[$0].url, naming: store.naming) }
+        let lookups = await BlockingIO.run { store.lookUpForUse(candidates.map { images[$0] }) }
+        var known = [CacheLookup?](repeating: nil, count: images.count)
         for (index, lookup) in zip(candidates, lookups) {
             guard case .fresh(let metadata) = lookup else {
                 known[index] = lookup
                 continue
             }
             outcomes[index] = finish(DownloadOutcome(
-                url: urls[index].serializedWithoutFragment, localName: metadata.localName, status: .cached,
+                url: images[index].url.serializedWithoutFragment, localName: metadata.localName, status: .cached,
                 byteCount: metadata.byteCount, contentType: metadata.contentType))
         }
-        // The same URL twice on a page is fetched once; its outcome is given to both.
-        var sameURL: [String: [Int]] = [:]
+        // The same URL twice on a page is fetched once; its outcome is given to both. Each URL is
+        // hashed once: its first position goes in as the default and comes back if it was there.
+        var firstPosition: [String: Int] = Dictionary(minimumCapacity: images.count)
+        var repeats: [Int: [Int]] = [:]
         var remaining: [Int] = []
-        for index in urls.indices where outcomes[index] == nil {
-            let key = urls[index].serializedWithoutFragment
-            if sameURL[key] == nil { remaining.append(index) }
-            sameURL[key, default: []].append(index)
+        for index in images.indices where outcomes[index] == nil {
+            let first = Self.value(&firstPosition[images[index].url.serializedWithoutFragment, default: index])
+            if first == index {
+                remaining.append(index)
+            } else {
+                repeats[first, default: []].append(index)
+            }
         }
         guard !remaining.isEmpty else { return outcomes.compactMap { $0 } }
         counter.add(remaining.count { known[$0] != nil })
 
-        var queue = OriginQueue(remaining.map { (index: $0, origin: Origin(urls[$0])) })
+        var queue = OriginQueue(remaining.map { (index: $0, origin: Origin(images[$0].url)) })
         // By the queue's origin numbers.
         let hostLimits = queue.origins.map { originLimits.semaphore(for: $0) }
         let gaveUp = CancellationFlag()
@@ -214,12 +225,13 @@ final class ImageDownloader: Sendable {
             for (index, origin) in queue.next(room: room, limit: limit) {
                 let lookup = known[index]
                 running += 1
-                start(urls[index], knownLookup: lookup, hostLimit: hostLimits[origin], preCounted: lookup != nil,
+                start(images[index].url, urlName: images[index].urlName, knownLookup: lookup, hostLimit: hostLimits[origin], preCounted: lookup != nil,
                       callerGaveUp: gaveUp, isCancelled: isCancelled) { ended.deliver((index, origin, $0)) }
             }
         }
         func settle(_ index: Int, _ outcome: DownloadOutcome) {
-            for same in sameURL[urls[index].serializedWithoutFragment] ?? [index] { outcomes[same] = outcome }
+            outcomes[index] = outcome
+            for same in repeats[index] ?? [] { outcomes[same] = outcome }
         }
         return await withTaskCancellationHandler {
             startWhatFits()
@@ -234,7 +246,7 @@ final class ImageDownloader: Sendable {
                     // request slot end without sending theirs); those in flight are waited for.
                     for index in queue.drain() {
                         if known[index] != nil { counter.decrement() }
-                        settle(index, finish(cancelledOutcome(for: urls[index])))
+                        settle(index, finish(cancelledOutcome(for: images[index].url)))
                     }
                 } else {
                     startWhatFits()
@@ -245,6 +257,10 @@ final class ImageDownloader: Sendable {
             gaveUp.set()
         }
     }
+
+    /// What `slot` holds: reading a dictionary's `[key, default:]` through `inout` stores the default
+    /// when the key is missing, so one hash both finds and inserts.
+    private static func value(_ slot: inout Int) -> Int { slot }
 
     /// How many images beyond a request limit of `limit` ``fetchAll(_:)`` starts: enough to keep
     /// the network busy while the images just received are written.
@@ -307,17 +323,17 @@ final class ImageDownloader: Sendable {
     /// Fetches one image and calls `end` with its outcome, exactly once: before returning, or
     /// later from the cache writer for an image handed to it (the task need not wait for the
     /// write, nor be woken when it is done).
-    private func load(_ url: BrowserURL, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?, preCounted: Bool,
+    private func load(_ url: BrowserURL, urlName: String?, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?, preCounted: Bool,
                       callerGaveUp: CancellationFlag?, end: @escaping @Sendable (DownloadOutcome) -> Void) async {
-        if let outcome = await loadOrHandToWriter(url, knownLookup: knownLookup, hostLimit: hostLimit, preCounted: preCounted,
+        if let outcome = await loadOrHandToWriter(url, urlName: urlName, knownLookup: knownLookup, hostLimit: hostLimit, preCounted: preCounted,
                                                   callerGaveUp: callerGaveUp, stored: end) {
             end(outcome)
         }
     }
 
-    /// ``load(_:knownLookup:hostLimit:preCounted:callerGaveUp:end:)``'s work: the outcome, or nil
+    /// ``load(_:urlName:knownLookup:hostLimit:preCounted:callerGaveUp:end:)``'s work: the outcome, or nil
     /// when the image went to the cache writer, which calls `stored` with it.
-    private func loadOrHandToWriter(_ url: BrowserURL, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?,
+    private func loadOrHandToWriter(_ url: BrowserURL, urlName knownName: String?, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?,
                                     preCounted: Bool, callerGaveUp: CancellationFlag?,
                                     stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
         // Whether this image holds a unit of the outstanding count: one counted up front is held from
@@ -331,7 +347,7 @@ final class ImageDownloader: Sendable {
         }
         // A URL that names no image format gets its name from its bytes: known once they are in
         // (or from the index, for one stored before).
-        let urlName = store.naming.localName(for: url)
+        let urlName = knownName ?? store.naming.localName(for: url)
         var localName = urlName ?? ""
         func outcome(_ status: DownloadStatus, _ metadata: CacheEntryMetadata? = nil, failure: DownloadFailure? = nil) -> DownloadOutcome {
             Self.outcome(of: urlString, localName: localName, status, metadata, failure: failure)

@@ -95,14 +95,14 @@ public final class LocalizationSession: Sendable {
         let untyped = scan.untypedImageURLs
         let known = untyped.isEmpty ? [:] : await BlockingIO.run { self.cachedNames(of: untyped) }
         let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: known)
-        let imageURLs = prepared.imageURLs()
-        imagesFound?(imageURLs.count)
+        let images = prepared.imagesToFetch(storeNaming: store.naming)
+        imagesFound?(images.count)
         if mode == .live { try await pageReady?(prepared.firstRewrite) }
         // In live mode a page with images named by their bytes is written again once they are
         // in, and the refresh (the moment a viewer reloads) must come after that write.
         let hold = mode == .live && prepared.awaitsTypes ? notifier.hold() : nil
         defer { hold?.release() }
-        let results = await downloader.fetchAll(imageURLs)
+        let results = await downloader.fetchAll(images)
         let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
         let final = mode == .live ? prepared.namingTypedImages(from: results) : prepared.keepingFailuresRemote(results)
         guard let final else { return PageLocalization(page: prepared.firstRewrite, outcomes: outcomes) }

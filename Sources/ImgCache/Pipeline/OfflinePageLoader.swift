@@ -89,9 +89,9 @@ public final class OfflinePageLoader: Sendable {
             try prepared.firstRewrite.write(toFile: pagePath)
             return prepared
         }
-        let imageURLs = prepared.imageURLs()
+        let images = prepared.imagesToFetch(storeNaming: store.naming)
         let arrivals = session.arrivals
-        let expected = arrivals.expect(imageURLs, localNames: prepared.firstRewrite.references.compactMap { reference in
+        let expected = arrivals.expect(images.map(\.url), localNames: prepared.firstRewrite.references.compactMap { reference in
             guard reference.rewritten, let name = reference.localName, let url = reference.url.flatMap({ BrowserURL($0) }) else { return nil }
             return (name, url)
         })
@@ -99,7 +99,7 @@ public final class OfflinePageLoader: Sendable {
         // refresh waits for that write and lists the page.
         let hold = prepared.awaitsTypes ? session.notifier.hold() : nil
         let downloads = Task {
-            let results = await session.downloader.fetchAll(imageURLs)
+            let results = await session.downloader.fetchAll(images)
             arrivals.pageFinished(expected, outcomes: results)
             guard let hold else { return results }
             var written: String?

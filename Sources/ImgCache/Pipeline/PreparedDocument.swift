@@ -19,14 +19,16 @@ struct PreparedDocument: Sendable {
         awaitsTypes = firstRewrite.references.contains { $0.disposition == .awaitingType }
     }
 
-    /// The distinct images to fetch, in document order. Made when asked, not kept: for a page of
+    /// The distinct images to fetch, in document order, with the names their URLs gave them when
+    /// the rewriter named them as `storeNaming` does. Made when asked, not kept: for a page of
     /// 10,000 images they are 2 MB that need not outlive the downloads.
-    func imageURLs() -> [BrowserURL] {
+    func imagesToFetch(storeNaming: LocalImageNaming) -> [ImageToFetch] {
+        let sameNaming = rewriter.options.naming == storeNaming
         var seen: Set<String> = []
-        return firstRewrite.references.compactMap { reference -> BrowserURL? in
+        return firstRewrite.references.compactMap { reference -> ImageToFetch? in
             guard reference.rewritten || reference.disposition == .awaitingType, let url = reference.url,
-                  seen.insert(url).inserted else { return nil }
-            return BrowserURL(url)
+                  seen.insert(url).inserted, let parsed = BrowserURL(url) else { return nil }
+            return ImageToFetch(parsed, urlName: sameNaming && reference.nameSource == .url ? reference.localName : nil)
         }
     }
 
