@@ -74,20 +74,21 @@ public struct LocalizationPlan: Sendable {
     /// same file, one would overwrite an input (itself included), or one would be written into the
     /// cache folder.
     static func conflict(in plan: LocalizationPlan, cacheFolder: String) -> String? {
+        var canonical = CanonicalPaths()
         var sources: Set<String> = []
-        for input in plan.inputs { if let path = input.path { sources.insert(canonicalPath(path)) } }
-        for copy in plan.copies { sources.insert(canonicalPath(copy.source)) }
-        let cache = canonicalPath(cacheFolder) + "/"
+        for input in plan.inputs { if let path = input.path { sources.insert(canonical.of(path)) } }
+        for copy in plan.copies { sources.insert(canonical.of(copy.source)) }
+        let cache = canonical.of(cacheFolder) + "/"
         var firstWriter: [String: String] = [:]
         let writes = plan.inputs.map { ($0.name, $0.output) } + plan.copies.map { ($0.source, $0.output) }
         for (source, output) in writes {
-            let target = canonicalPath(output)
+            let target = canonical.of(output)
             if let other = firstWriter[target], other != source {
                 return "'\(other)' and '\(source)' would both be written to \(target); fetch them into different --out folders"
             }
             firstWriter[target] = source
             if sources.contains(target) {
-                return target == canonicalPath(source)
+                return target == canonical.of(source)
                     ? "'\(source)' would be overwritten by its rewritten copy; choose another --out folder"
                     : "'\(source)' would be written over the input \(target); choose another --out folder"
             }
@@ -96,9 +97,5 @@ public struct LocalizationPlan: Sendable {
             }
         }
         return nil
-    }
-
-    private static func canonicalPath(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 }

@@ -249,6 +249,38 @@ struct SiteFetchTests {
         #expect(missing.stderr.contains("nowhere"), "\(missing.stderr)")
     }
 
+    @Test("an output reached through a symbolic link (the --out folder, a folder in it, or the file itself) is refused when it is an input")
+    func conflictsThroughSymbolicLinks() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("site/docs"), withIntermediateDirectories: true)
+        try folder.write("site/index.html", "<img src=a.png>")
+        try folder.write("site/docs/guide.html", "<p>")
+        try folder.write("site/style.css", "p{}")
+        func refusal(out: String) -> String? {
+            do {
+                _ = try LocalizationPlan(arguments: [folder.path("site")], out: out, cacheFolder: folder.path("cache"),
+                                         baseURL: nil, copiesAssets: true)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        // The --out folder is the site under another name.
+        try FileManager.default.createSymbolicLink(atPath: folder.path("alias"), withDestinationPath: folder.path("site"))
+        #expect(refusal(out: folder.path("alias"))?.contains("would be overwritten by its rewritten copy") == true)
+        // A folder inside --out leads back into the site.
+        try FileManager.default.createDirectory(atPath: folder.path("out"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder.path("out/docs"), withDestinationPath: folder.path("site/docs"))
+        let throughFolder = refusal(out: folder.path("out"))
+        #expect(throughFolder?.contains("guide.html") == true, "\(throughFolder ?? "accepted")")
+        try FileManager.default.removeItem(atPath: folder.path("out/docs"))
+        #expect(refusal(out: folder.path("out")) == nil, "the same --out without the link is fine")
+        // One output file is a link to an input.
+        try FileManager.default.createSymbolicLink(atPath: folder.path("out/style.css"), withDestinationPath: folder.path("site/index.html"))
+        let throughFile = refusal(out: folder.path("out"))
+        #expect(throughFile?.contains("would be written over the input") == true, "\(throughFile ?? "accepted")")
+    }
+
     @Test("--no-copy writes only the rewritten pages and stylesheets; an --out inside the site is not read as input")
     func noCopyAndOutInside() async throws {
         let server = try await TestImageServer.start()
