@@ -13,10 +13,10 @@ struct CanonicalPaths {
 
     /// `path` resolved.
     mutating func of(_ path: String) -> String {
-        let parts = lexicalParts(of: path)
+        let parts = RelativePath.components(of: path, from: currentDirectory)
         guard let name = parts.last else { return "/" }
         let standardized = Self.joined(parts[...])
-        if Self.isSymbolicLink(standardized) { return Self.resolved(standardized) }
+        if FileType(atPath: standardized) == .symbolicLink { return Self.resolved(standardized) }
         let folder = Self.joined(parts.dropLast())
         let resolvedFolder: String
         if let known = folders[folder] {
@@ -25,34 +25,16 @@ struct CanonicalPaths {
             resolvedFolder = Self.resolved(folder)
             folders[folder] = resolvedFolder
         }
-        let nameText = String(Substring(name))
-        return resolvedFolder.hasSuffix("/") ? resolvedFolder + nameText : resolvedFolder + "/" + nameText
+        return resolvedFolder.hasSuffix("/") ? resolvedFolder + name : resolvedFolder + "/" + name
     }
 
-    /// The components of `path` made absolute, with `.` and `..` taken away as written (as
-    /// `standardizedFileURL` does, before any link is followed). Read as bytes: splitting the
-    /// `String` compared characters, 22,000 instructions a path.
-    private func lexicalParts(of path: String) -> [Substring.UTF8View] {
-        let absolute = path.utf8.first == UInt8(ascii: "/") ? path : currentDirectory + "/" + path
-        var parts: [Substring.UTF8View] = []
-        for part in absolute.utf8.split(separator: UInt8(ascii: "/")) {
-            if part.elementsEqual(".".utf8) { continue }
-            if part.elementsEqual("..".utf8) {
-                _ = parts.popLast()
-                continue
-            }
-            parts.append(Substring(part).utf8)
-        }
-        return parts
-    }
-
-    /// `/` followed by `parts` separated by `/`.
-    private static func joined(_ parts: ArraySlice<Substring.UTF8View>) -> String {
+    /// `/` followed by `parts` separated by `/` (`joined(separator:)` cost 6,800 instructions a path).
+    private static func joined(_ parts: ArraySlice<Substring>) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(parts.reduce(0) { $0 + $1.count + 1 } + 1)
+        bytes.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count + 1 } + 1)
         for part in parts {
             bytes.append(UInt8(ascii: "/"))
-            bytes.append(contentsOf: part)
+            bytes.append(contentsOf: part.utf8)
         }
         if bytes.isEmpty { bytes.append(UInt8(ascii: "/")) }
         return String(decoding: bytes, as: UTF8.self)
@@ -60,10 +42,5 @@ struct CanonicalPaths {
 
     private static func resolved(_ path: String) -> String {
         URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    }
-
-    private static func isSymbolicLink(_ path: String) -> Bool {
-        var status = stat()
-        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
     }
 }

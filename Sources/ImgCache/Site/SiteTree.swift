@@ -55,7 +55,7 @@ package struct SiteTree: Sendable {
         let rootDepth = rootURL.pathComponents.count
         var files: [File] = []
         for case let url as URL in enumerator {
-            let type = Self.fileType(atPath: url.path)
+            let type = FileType(atPath: url.path)
             if type == .directory {
                 if excluded.contains(url.resolvingSymlinksInPath().path) { enumerator.skipDescendants() }
                 continue
@@ -68,22 +68,6 @@ package struct SiteTree: Sendable {
         files.sort { $0.relativePath < $1.relativePath }
         self.files = files
         paths = Set(files.map(\.relativePath))
-    }
-
-    private enum FileType { case regular, directory, other }
-
-    /// The item itself, a link not followed, as `URLResourceValues`' `isRegularFile` and
-    /// `isDirectory` describe it: `lstat` directly, because swift-corelibs-foundation gathers every
-    /// attribute of the item for those two (owner and group names included), about 300,000
-    /// instructions a file.
-    private static func fileType(atPath path: String) -> FileType {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return .other }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return .regular
-        case S_IFDIR: return .directory
-        default: return .other
-        }
     }
 
     /// What a file is, by its extension (case-insensitive).
