@@ -46,6 +46,12 @@ def number(text):
         return None
 
 
+def lower_median(values):
+    """The middle value (the lower of the two middle ones for an even count); None for none."""
+    values = sorted(values)
+    return values[(len(values) - 1) // 2] if values else None
+
+
 class Group:
     """The runs of one tool (in one setting) with one kind of output folder."""
 
@@ -60,15 +66,20 @@ class Group:
 
     @property
     def wall_median(self):
-        values = sorted(float(r["wall"]) for r in self.ok)
-        return values[(len(values) - 1) // 2] if values else None
+        return lower_median(float(r["wall"]) for r in self.ok)
 
     @property
     def cpu(self):
         """user + system of the median run (the lower median for an even count)."""
-        values = sorted((number(r["user"]) or 0) + (number(r["sys"]) or 0) for r in self.ok
-                        if number(r["user"]) is not None)
-        return values[(len(values) - 1) // 2] if values else None
+        return lower_median((number(r["user"]) or 0) + (number(r["sys"]) or 0) for r in self.ok
+                            if number(r["user"]) is not None)
+
+    @property
+    def phases(self):
+        """The median of each of the four wall-time phases (ms) over the runs whose log gave them
+        (the fetch benchmark's `phases` field, a/b/c/d); None when none did."""
+        split = [r["phases"].split("/") for r in self.ok if r.get("phases", "-").count("/") == 3]
+        return [lower_median(float(p[i]) for p in split) for i in range(4)] if split else None
 
     @property
     def rss_mb(self):

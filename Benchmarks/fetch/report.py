@@ -152,10 +152,9 @@ def main():
             g = groups.get((s, tool, "tmpfs"))
             if g is None or not g.ok or tool == "imgcache-warm":
                 continue
-            split = [r["phases"].split("/") for r in g.ok if r.get("phases", "-").count("/") == 3]
-            if not split:
+            medians = g.phases
+            if medians is None:
                 continue
-            medians = [sorted(float(p[i]) for p in split)[(len(split) - 1) // 2] for i in range(4)]
             print(f"  {titles[s]:24} {short_label(tool, meta):44} {medians[0]:7.0f} {medians[1]:9.0f} "
                   f"{medians[2]:10.0f} {medians[3]:11.0f}")
     print("  (1st: the page, for imgcache and wget2; 2nd: the first image. curl asks for images only.)")
