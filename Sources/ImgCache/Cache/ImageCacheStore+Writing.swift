@@ -158,12 +158,8 @@ extension ImageCacheStore {
     /// Looks up many images at once and records the fresh ones as used: what a page's warm run
     /// needs, in one pass. The index is read once, and uses older than ``lastUseGranularity``
     /// are recorded in one append under a single hold of the folder lock.
-    /// - Returns: one ``CacheLookup`` per URL, in order.
-    func lookUpForUse(_ urls: [BrowserURL], now: Date = Date()) -> [CacheLookup] {
-        lookUpForUse(urls.map { ImageToFetch($0) }, now: now)
-    }
-
-    /// The same look-up, of images whose names the caller may already have made.
+    /// An image's name is taken from its ``ImageToFetch/urlName`` when the caller made it.
+    /// - Returns: one ``CacheLookup`` per image, in order.
     func lookUpForUse(_ images: [ImageToFetch], now: Date = Date()) -> [CacheLookup] {
         let localNames = localNames(for: images)
         let recorded = metadata(forLocalNames: localNames)

@@ -76,7 +76,7 @@ struct CacheLookupTableTests {
         try await offPool {
             let (folder, _, urls) = try Self.filledFolder()
             let reader = try ImageCacheStore(directory: folder.path, policy: Self.policy)
-            let lookups = reader.lookUpForUse([urls[5], urls[6]], now: Self.t0 + 500)
+            let lookups = reader.lookUpForUse([urls[5], urls[6]].map { ImageToFetch($0) }, now: Self.t0 + 500)
             #expect(!reader.hasReadIndex)
             guard case .fresh = lookups[0], case .fresh = lookups[1] else {
                 Issue.record("not found fresh: \(lookups)")
@@ -86,7 +86,7 @@ struct CacheLookupTableTests {
             #expect(recorded.map { $0?.lastUsedAt } == [Self.t0 + 500, Self.t0 + 500, Self.t0])
 
             let length = folder.read(".imgcache.index")?.count
-            _ = try ImageCacheStore(directory: folder.path, policy: Self.policy).lookUpForUse([urls[5]], now: Self.t0 + 530)
+            _ = try ImageCacheStore(directory: folder.path, policy: Self.policy).lookUpForUse([urls[5]].map { ImageToFetch($0) }, now: Self.t0 + 530)
             #expect(folder.read(".imgcache.index")?.count == length, "used 30 s ago: no new record")
         }
     }
@@ -177,7 +177,7 @@ struct CacheLookupTableTests {
             try writer.store(TestImages.gif(), for: avatar, contentType: "image/gif", etag: nil, lastModified: nil, now: Self.t0 + 6)
 
             let reader = try ImageCacheStore(directory: folder.path, policy: Self.policy)
-            let lookups = reader.lookUpForUse([photo, avatar, urls[9], BrowserURL("https://cdn.example.com/never")!], now: Self.t0 + 30)
+            let lookups = reader.lookUpForUse([photo, avatar, urls[9], BrowserURL("https://cdn.example.com/never")!].map { ImageToFetch($0) }, now: Self.t0 + 30)
             #expect(!reader.hasReadIndex, "looked up through the table")
             guard case .fresh(let photoEntry) = lookups[0], case .fresh(let avatarEntry) = lookups[1], case .fresh = lookups[2] else {
                 Issue.record("not found fresh: \(lookups)")

@@ -54,7 +54,7 @@ struct ImageCacheScaleTests {
             let reader = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxTotalBytes: 39 * 1_000))
             #expect(reader.stats() == writer.stats())
             #expect(reader.stats().entryCount == 39)
-            let lookups = reader.lookUpForUse([urls[3], urls[20], urls[39]], now: CacheTestData.t0 + 1_010)
+            let lookups = reader.lookUpForUse([urls[3], urls[20], urls[39]].map { ImageToFetch($0) }, now: CacheTestData.t0 + 1_010)
             guard case .fresh(let used) = lookups[0], case .fresh(let plain) = lookups[1] else {
                 Issue.record("entries written by another store are not found: \(lookups)")
                 return

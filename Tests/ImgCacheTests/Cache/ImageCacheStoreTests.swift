@@ -399,12 +399,12 @@ struct ImageCacheStoreTests {
         let before = try #require(folder.read(".imgcache.index"))
 
         // A page showing A and C, twice within a minute: the second look writes nothing.
-        let lookups = store.lookUpForUse([urls[0], urls[2], CacheTestData.url("never-stored")], now: t0 + 120)
+        let lookups = store.lookUpForUse([urls[0], urls[2], CacheTestData.url("never-stored")].map { ImageToFetch($0) }, now: t0 + 120)
         #expect(lookups.map { $0.metadata != nil } == [true, true, false])
         let after = try #require(folder.read(".imgcache.index"))
         #expect(after.count > before.count)
         #expect(String(decoding: after[before.count...], as: UTF8.self).split(separator: "\n").count == 2)
-        _ = store.lookUpForUse([urls[0], urls[2]], now: t0 + 150)
+        _ = store.lookUpForUse([urls[0], urls[2]].map { ImageToFetch($0) }, now: t0 + 150)
         #expect(folder.read(".imgcache.index") == after)
 
         // Another process sees the uses: B is now the least recently used, and goes first.
@@ -506,12 +506,12 @@ struct ImageCacheStoreTests {
             try writer.store([UInt8(position)], for: url, contentType: "image/png", etag: "\"0\"", lastModified: nil, now: t0)
         }
         for page in 1...3 {
-            #expect(reader.lookUpForUse(urls, now: t0).map { $0.metadata?.etag } == ["\"0\"", "\"0\"", "\"0\""], "page \(page)")
+            #expect(reader.lookUpForUse(urls.map { ImageToFetch($0) }, now: t0).map { $0.metadata?.etag } == ["\"0\"", "\"0\"", "\"0\""], "page \(page)")
         }
         try writer.markRevalidated(urls[0], etag: "\"1\"", lastModified: nil, now: t0 + 10)
         try writer.store([9, 9], for: urls[1], contentType: "image/gif", etag: "\"2\"", lastModified: nil, now: t0 + 10)
         #expect(try writer.remove(urls[2]))
-        let later = reader.lookUpForUse(urls, now: t0 + 200)
+        let later = reader.lookUpForUse(urls.map { ImageToFetch($0) }, now: t0 + 200)
         #expect(later[0].metadata?.etag == "\"1\"" && later[0].metadata?.fetchedAt == t0 + 10)
         #expect(later[1].metadata?.contentType == "image/gif" && later[1].metadata?.byteCount == 2)
         #expect(later[2] == .missing)
