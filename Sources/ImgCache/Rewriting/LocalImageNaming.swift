@@ -96,11 +96,17 @@ public struct LocalImageNaming: Sendable, Hashable {
             // searches over each URL cost as much as the rest of its naming.
             let pathEnd = bytes.firstOffset(of: UInt8(ascii: "?"), or: UInt8(ascii: "#"), from: 0, before: bytes.count)
             var segmentStart = pathEnd
-            var dot: Int?, hasPercent = false
-            while segmentStart > 0, bytes[segmentStart - 1] != UInt8(ascii: "/") {
-                segmentStart -= 1
-                if bytes[segmentStart] == UInt8(ascii: "."), dot == nil { dot = segmentStart }
-                if bytes[segmentStart] == UInt8(ascii: "%") { hasPercent = true }
+            var lastDot = -1, hasPercent = false
+            while segmentStart > 0 {
+                let byte = bytes[segmentStart &- 1]
+                // `%`, `.` and `/` all sort below `0`: the letters and digits that make most of a
+                // segment pass on one comparison.
+                if byte < UInt8(ascii: "0") {
+                    if byte == UInt8(ascii: "/") { break }
+                    if byte == UInt8(ascii: "."), lastDot < 0 { lastDot = segmentStart &- 1 }
+                    if byte == UInt8(ascii: "%") { hasPercent = true }
+                }
+                segmentStart &-= 1
             }
             // No `/` before it: no path to read.
             guard segmentStart > 0 else { return body(nil) }
@@ -108,8 +114,8 @@ public struct LocalImageNaming: Sendable, Hashable {
                 let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<pathEnd])
                 return PercentEncoding.decode(segment).withUnsafeBufferPointer { body(afterLastDot($0)) }
             }
-            guard let dot else { return body(nil) }
-            return body(UnsafeBufferPointer(rebasing: bytes[(dot + 1)..<pathEnd]))
+            guard lastDot >= 0 else { return body(nil) }
+            return body(UnsafeBufferPointer(rebasing: bytes[(lastDot + 1)..<pathEnd]))
         }
     }
 
@@ -187,6 +193,15 @@ public struct LocalImageNaming: Sendable, Hashable {
         "jpg", "jpeg", "png", "gif", "svg", "svgz", "webp", "avif", "bmp", "ico", "tif", "tiff", "heic", "heif", "jxl", "jp2",
     ]
 
+    /// An ASCII extension of up to eight bytes, spelled in a word (the first byte in the lowest).
+    private struct ShortSpelling: Hashable {
+        let word: UInt64
+        let count: Int
+    }
+
+    /// ``otherKinds``, spelled as words (every one is ASCII and at most eight bytes long).
+    private static let otherKindSpellings = Set(otherKinds.map { ShortSpelling(word: word($0.utf8), count: $0.utf8.count) })
+
     /// ``PathKind`` of a serialised http(s) URL (its last path segment's extension, query and
     /// fragment ignored). Read in one pass: the rewriter asks it of every URL naming no enabled
     /// extension, and reading the segment again for each question cost as much as hashing the name.
@@ -195,6 +210,12 @@ public struct LocalImageNaming: Sendable, Hashable {
             guard let ext else { return .untyped }
             if let image = matchingExtension(ext) { return .image(image) }
             guard !ext.isEmpty else { return .untyped }
+            if ext.count <= 8, ext.allSatisfy({ $0 < 0x80 }) {
+                // ASCII lowercasing is Unicode's on ASCII bytes; compared as a word, without a
+                // lowercased string to make and hash for each URL (`webp` sources in a srcset).
+                let spelled = ShortSpelling(word: Self.word(ext.lazy.map(\.asciiLowercased)), count: ext.count)
+                return Self.otherKindSpellings.contains(spelled) ? .other : .untyped
+            }
             let lowercased = String(decoding: ext, as: UTF8.self).lowercased()
             return Self.otherKinds.contains(lowercased) ? .other : .untyped
         }
@@ -217,7 +238,8 @@ public struct LocalImageNaming: Sendable, Hashable {
                             UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
         }
         // Letters and digits (every extension in practice) are already inert.
-        let isAlphanumeric = ext.utf8.allSatisfy { $0.isASCIILetter || ($0 >= 0x30 && $0 <= 0x39) }
+        var spelledExtension = ext
+        let isAlphanumeric = spelledExtension.withUTF8 { $0.allSatisfy { $0.isASCIILetter || ($0 >= 0x30 && $0 <= 0x39) } }
         return LocalName(digest: digest, pathExtension: isAlphanumeric ? ext : LocalReferenceStyle.inert(ext), fanOut: fanOut)
     }
 }

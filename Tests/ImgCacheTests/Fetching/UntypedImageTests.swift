@@ -114,6 +114,16 @@ struct UntypedImageTests {
         for (url, kind) in cases { #expect(naming.pathKind(ofHTTPURL: url) == kind, "\(url)") }
         #expect(LocalImageNaming(extensions: ["png", "svg"]).pathKind(ofHTTPURL: "https://a.example/icon.svg") == .image("svg"))
         #expect(LocalImageNaming(extensions: ["png"]).pathKind(ofHTTPURL: "https://a.example/pic.jpg") == .other)
+        // Every other kind, in any case; a lookalike padded with a decoded NUL, or spelled with
+        // a non-ASCII letter that lowercases to no ASCII one, is not one.
+        let onlyPNG = LocalImageNaming(extensions: ["png"])
+        for ext in LocalImageNaming.otherKinds where ext != "png" {
+            #expect(onlyPNG.pathKind(ofHTTPURL: "https://a.example/f.\(ext)") == .other, "\(ext)")
+            #expect(onlyPNG.pathKind(ofHTTPURL: "https://a.example/f.\(ext.uppercased())") == .other, "\(ext)")
+        }
+        #expect(naming.pathKind(ofHTTPURL: "https://a.example/f.gz%00") == .untyped)
+        #expect(naming.pathKind(ofHTTPURL: "https://a.example/f.g%C3%BC") == .untyped)
+        #expect(naming.pathKind(ofHTTPURL: "https://a.example/f.woff2woff") == .untyped)
     }
 
     @Test("an extension matches in any case, its percent-encoded letters as Unicode lowercases them")
