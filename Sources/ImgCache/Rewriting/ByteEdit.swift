@@ -81,11 +81,14 @@ struct PageSplice: Sendable {
                 }
             }
 
-            for reference in references where reference.rewritten {
+            // Read in place: a copy of each reference (its strings retained and released) cost
+            // more than the splice itself on pages of thousands of references.
+            for index in references.indices where references[index].rewritten {
                 guard !sink.isFull else { return }
-                let range = reference.byteRange
+                let range = references[index].byteRange
                 try applyEdits(before: range.lowerBound)
-                guard range.lowerBound >= position, range.upperBound <= bytes.count, let local = reference.localNameValue else { continue }
+                guard range.lowerBound >= position, range.upperBound <= bytes.count,
+                      let local = references[index].localNameValue else { continue }
                 try copy(upTo: range.lowerBound)
                 // Prefix and name are inert in every context (see LocalReferenceStyle): no escaping.
                 try sink.append(prefix: prefix, name: local, spelledIn: &name)
