@@ -78,25 +78,29 @@ struct LocalName: Hashable, Sendable {
             raw[2] = UInt8(ascii: "/")
             offset = 3
         }
-        func spell(_ word: UInt64) {
-            // Big-endian, so that each half's first digit is its first byte in memory.
-            let high = Self.hexDigits(of: UInt32(truncatingIfNeeded: word >> 32)), low = Self.hexDigits(of: UInt32(truncatingIfNeeded: word))
-            raw.storeBytes(of: high.bigEndian, toByteOffset: offset, as: UInt64.self)
-            raw.storeBytes(of: low.bigEndian, toByteOffset: offset + 8, as: UInt64.self)
-            offset += 16
-        }
-        spell(digest.words.0)
-        spell(digest.words.1)
-        spell(digest.words.2)
-        spell(digest.words.3)
+        Self.spell(digest.words.0, at: offset, in: raw)
+        Self.spell(digest.words.1, at: offset + 16, in: raw)
+        Self.spell(digest.words.2, at: offset + 32, in: raw)
+        Self.spell(digest.words.3, at: offset + 48, in: raw)
+        offset += 64
         raw[offset] = UInt8(ascii: ".")
         offset += 1
+        // The length comes back as the closure's result: an outer variable changed inside it
+        // was checked for exclusive access at run time, once per name.
         var pathExtension = pathExtension
-        pathExtension.withUTF8 { bytes in
-            UnsafeMutableRawBufferPointer(rebasing: raw[offset...]).copyMemory(from: UnsafeRawBufferPointer(bytes))
-            offset += bytes.count
+        let extensionStart = offset
+        return extensionStart + pathExtension.withUTF8 { bytes in
+            UnsafeMutableRawBufferPointer(rebasing: raw[extensionStart...]).copyMemory(from: UnsafeRawBufferPointer(bytes))
+            return bytes.count
         }
-        return offset
+    }
+
+    /// Writes the 16 hex digits of `word` at `offset`, big-endian, so that each half's first digit
+    /// is its first byte in memory.
+    private static func spell(_ word: UInt64, at offset: Int, in raw: UnsafeMutableRawBufferPointer) {
+        let high = hexDigits(of: UInt32(truncatingIfNeeded: word >> 32)), low = hexDigits(of: UInt32(truncatingIfNeeded: word))
+        raw.storeBytes(of: high.bigEndian, toByteOffset: offset, as: UInt64.self)
+        raw.storeBytes(of: low.bigEndian, toByteOffset: offset + 8, as: UInt64.self)
     }
 
     /// The eight lowercase hex digits of `value`, one a byte, the last digit in the lowest byte.
