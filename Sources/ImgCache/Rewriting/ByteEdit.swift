@@ -81,8 +81,8 @@ struct PageSplice: Sendable {
                 }
             }
 
-            // Read in place: a copy of each reference (its strings retained and released) cost
-            // more than the splice itself on pages of thousands of references.
+            // Read in place: a copy of each reference retained and released its strings, twice a
+            // page (the count, then the write), for every reference of the page.
             for index in references.indices where references[index].rewritten {
                 guard !sink.isFull else { return }
                 let range = references[index].byteRange

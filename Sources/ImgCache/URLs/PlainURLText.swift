@@ -13,8 +13,9 @@ enum PlainURLText {
         static let dot: UInt8 = 1
         static let slash: UInt8 = 2
         static let question: UInt8 = 3
-        /// Kept as it is, but `:` in a host, or an uppercase letter or punctuation there.
-        static let keptOther: UInt8 = 4
+        /// In a host, any other byte (`:`, an uppercase letter, other punctuation, non-ASCII):
+        /// looked at on its own.
+        static let hostOther: UInt8 = 4
         /// Changed by the parser (`%`, `#`, space, non-ASCII, …): never plain.
         static let changed: UInt8 = 5
     }
@@ -33,7 +34,7 @@ enum PlainURLText {
 
     /// ``ByteClass`` of each byte in a host: `ordinary` only for what a plain domain's labels hold.
     private static let hostClasses: [UInt8] = {
-        var table = [UInt8](repeating: ByteClass.keptOther, count: 256)
+        var table = [UInt8](repeating: ByteClass.hostOther, count: 256)
         for byte in Array("abcdefghijklmnopqrstuvwxyz0123456789-".utf8) { table[Int(byte)] = ByteClass.ordinary }
         table[Int(UInt8(ascii: "."))] = ByteClass.dot
         table[Int(UInt8(ascii: "/"))] = ByteClass.slash
