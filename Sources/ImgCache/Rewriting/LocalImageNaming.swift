@@ -31,6 +31,12 @@ public struct LocalImageNaming: Sendable, Hashable {
         }
     }
 
+    /// The one of `spellings` that `bytes` (ASCII, at most eight) spell, ASCII letters in any case.
+    private static func spelling(in spellings: [Spelling], of bytes: UnsafeBufferPointer<UInt8>) -> Spelling? {
+        let lowered = word(bytes.lazy.map(\.asciiLowercased))
+        return spellings.first { $0.count == bytes.count && $0.word == lowered }
+    }
+
     /// Up to eight bytes in a word, the first in the lowest byte.
     private static func word(_ bytes: some Collection<UInt8>) -> UInt64 {
         var word: UInt64 = 0
@@ -134,9 +140,7 @@ public struct LocalImageNaming: Sendable, Hashable {
         guard bytes.count <= 16 else { return nil }
         if bytes.count <= 8 {
             // Only an ASCII extension can match ASCII bytes.
-            let lowered = Self.word(bytes.lazy.map(\.asciiLowercased))
-            for spelling in spellings where spelling.count == bytes.count && spelling.word == lowered { return spelling.ext }
-            return nil
+            return Self.spelling(in: spellings, of: bytes)?.ext
         }
         for ext in extensions where ext.utf8.count == bytes.count {
             var spelling = ext
@@ -193,14 +197,8 @@ public struct LocalImageNaming: Sendable, Hashable {
         "jpg", "jpeg", "png", "gif", "svg", "svgz", "webp", "avif", "bmp", "ico", "tif", "tiff", "heic", "heif", "jxl", "jp2",
     ]
 
-    /// An ASCII extension of up to eight bytes, spelled in a word (the first byte in the lowest).
-    private struct ShortSpelling: Hashable {
-        let word: UInt64
-        let count: Int
-    }
-
     /// ``otherKinds``, spelled as words (every one is ASCII and at most eight bytes long).
-    private static let otherKindSpellings = Set(otherKinds.map { ShortSpelling(word: word($0.utf8), count: $0.utf8.count) })
+    private static let otherKindSpellings = spellings(of: otherKinds)
 
     /// ``PathKind`` of a serialised http(s) URL (its last path segment's extension, query and
     /// fragment ignored). Read in one pass: the rewriter asks it of every URL naming no enabled
@@ -213,8 +211,7 @@ public struct LocalImageNaming: Sendable, Hashable {
             if ext.count <= 8, ext.allSatisfy({ $0 < 0x80 }) {
                 // ASCII lowercasing is Unicode's on ASCII bytes; compared as a word, without a
                 // lowercased string to make and hash for each URL (`webp` sources in a srcset).
-                let spelled = ShortSpelling(word: Self.word(ext.lazy.map(\.asciiLowercased)), count: ext.count)
-                return Self.otherKindSpellings.contains(spelled) ? .other : .untyped
+                return Self.spelling(in: Self.otherKindSpellings, of: ext) != nil ? .other : .untyped
             }
             let lowercased = String(decoding: ext, as: UTF8.self).lowercased()
             return Self.otherKinds.contains(lowercased) ? .other : .untyped

@@ -13,7 +13,7 @@ extension BrowserURL {
             let pathStart = authority.end
             let queryMark = bytes[pathStart...].firstIndex(of: UInt8(ascii: "?"))
             let pathEnd = queryMark ?? bytes.count
-            guard PlainURLText.hasNoDotSegments(bytes[pathStart..<pathEnd]) else { return nil }
+            guard PlainURLText.hasNoDotSegments(UnsafeBufferPointer(rebasing: bytes[pathStart..<pathEnd])) else { return nil }
             func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
             var segments: [String] = []
             var segmentStart = pathStart + 1

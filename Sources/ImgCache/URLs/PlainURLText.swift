@@ -158,6 +158,18 @@ enum PlainURLText {
 
     /// `isPlain(bytes) && hasNoDotSegments(bytes)`, read in one pass.
     static func isPlainWithoutDotSegments(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        keepsPath(bytes, checkingBytes: true)
+    }
+
+    /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
+    static func hasNoDotSegments(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        keepsPath(bytes, checkingBytes: false)
+    }
+
+    /// Whether no path segment before any `?` is `.` or `..` and, when `checkingBytes`, every
+    /// byte (query included) is one ``isPlain(_:)`` takes.
+    @inline(__always)
+    private static func keepsPath(_ bytes: UnsafeBufferPointer<UInt8>, checkingBytes: Bool) -> Bool {
         pathClasses.withUnsafeBufferPointer { classes in
             var segmentLength = 0
             var dots = 0
@@ -178,37 +190,22 @@ enum PlainURLText {
                     segmentLength = 0
                     dots = 0
                     if byteClass == ByteClass.question {
-                        // The query holds no segments: only its bytes are checked.
+                        // The query holds no segments: only its bytes matter, when they are checked.
+                        guard checkingBytes else { return true }
                         while index < bytes.count {
                             if classes[Int(bytes[index])] == ByteClass.changed { return false }
                             index += 1
                         }
                         return true
                     }
-                } else {
+                } else if checkingBytes {
                     return false
+                } else {
+                    segmentLength += 1
                 }
             }
             return !(segmentLength > 0 && segmentLength == dots && dots <= 2)
         }
-    }
-
-    /// True when no path segment (before any `?`) is `.` or `..`, which the parser would remove.
-    static func hasNoDotSegments(_ input: some Collection<UInt8>) -> Bool {
-        var segmentLength = 0
-        var dots = 0
-        for byte in input {
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
-                if segmentLength > 0, segmentLength == dots, dots <= 2 { return false }
-                if byte == UInt8(ascii: "?") { return true }
-                segmentLength = 0
-                dots = 0
-            } else {
-                segmentLength += 1
-                if byte == UInt8(ascii: ".") { dots += 1 }
-            }
-        }
-        return !(segmentLength > 0 && segmentLength == dots && dots <= 2)
     }
 
     private static func startsWith(_ prefix: StaticString, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
