@@ -133,10 +133,9 @@ public struct HTMLEncoding: Sendable, Hashable, CustomStringConvertible {
     var isUTF16: Bool { kind == .utf16LE || kind == .utf16BE }
 
     static func normalizedLabel(_ label: String) -> String {
-        let whitespace: Set<Unicode.Scalar> = ["\t", "\n", "\u{0C}", "\r", " "]
         var scalars = Substring(label).unicodeScalars[...]
-        while let first = scalars.first, whitespace.contains(first) { scalars.removeFirst() }
-        while let last = scalars.last, whitespace.contains(last) { scalars.removeLast() }
+        while let first = scalars.first, first.isASCIIWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isASCIIWhitespace { scalars.removeLast() }
         var lowered = String.UnicodeScalarView()
         for scalar in scalars {
             // Only ASCII letters fold: a label with a non-ASCII "K" must not match "koi8-r".

@@ -215,12 +215,15 @@ extension MetaCharsetPrescan {
                 case unknown
                 case known(HTMLEncoding, label: String)
             }
-            var seen: Set<[UInt8]> = []
+            // A list, not a set: the window holds a few hundred attributes at most, and the
+            // first set of byte arrays a run makes costs more than a page's meta tags.
+            var seen: [[UInt8]] = []
             var gotPragma = false
             var needPragma: Bool?
             var charset = Charset.none
             while let (name, value) = try attribute() {
-                guard seen.insert(name).inserted else { continue }
+                guard !seen.contains(name) else { continue }
+                seen.append(name)
                 switch name {
                 case Array("http-equiv".utf8):
                     if value == Array("content-type".utf8) { gotPragma = true }
@@ -307,11 +310,15 @@ extension MetaCharsetPrescan {
 }
 
 extension String {
+    /// Read as bytes (an ASCII byte is never part of a longer UTF-8 sequence): through the
+    /// generic scalar views, its first use in a run cost more than the prescan of a page.
     fileprivate var trimmingASCIIWhitespace: String {
-        var scalars = Substring(self).unicodeScalars[...]
-        let whitespace: Set<Unicode.Scalar> = ["\t", "\n", "\u{0C}", "\r", " "]
-        while let first = scalars.first, whitespace.contains(first) { scalars.removeFirst() }
-        while let last = scalars.last, whitespace.contains(last) { scalars.removeLast() }
-        return String(String.UnicodeScalarView(scalars))
+        var text = self
+        return text.withUTF8 { bytes in
+            var start = 0, end = bytes.count
+            while start < end, bytes[start].isASCIIWhitespace { start += 1 }
+            while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
     }
 }

@@ -195,14 +195,14 @@ final class ReferenceCollector: HTMLScanHandler {
     static func refreshURLRange(_ scalars: [Unicode.Scalar]) -> Range<Int>? {
         var position = 0
         let end = scalars.count
-        func skipWhitespace() { while position < end, isASCIIWhitespace(scalars[position]) { position += 1 } }
+        func skipWhitespace() { while position < end, scalars[position].isASCIIWhitespace { position += 1 } }
         func isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar >= "0" && scalar <= "9" }
         skipWhitespace()
         let timeStart = position
         while position < end, isDigit(scalars[position]) { position += 1 }
         if position == timeStart, position >= end || scalars[position] != "." { return nil }
         while position < end, isDigit(scalars[position]) || scalars[position] == "." { position += 1 }
-        if position < end, scalars[position] != ";", scalars[position] != ",", !isASCIIWhitespace(scalars[position]) { return nil }
+        if position < end, scalars[position] != ";", scalars[position] != ",", !scalars[position].isASCIIWhitespace { return nil }
         skipWhitespace()
         if position < end, scalars[position] == ";" || scalars[position] == "," {
             position += 1
@@ -220,7 +220,7 @@ final class ReferenceCollector: HTMLScanHandler {
         if isLetter(0, "u") {
             let word = isLetter(1, "r") && isLetter(2, "l")
             var probe = position + 3
-            while word, probe < end, isASCIIWhitespace(scalars[probe]) { probe += 1 }
+            while word, probe < end, scalars[probe].isASCIIWhitespace { probe += 1 }
             if word, probe < end, scalars[probe] == "=" {
                 position = probe + 1
                 skipWhitespace()
@@ -236,7 +236,7 @@ final class ReferenceCollector: HTMLScanHandler {
             }
             urlStart = position
         }
-        while urlEnd > urlStart, isASCIIWhitespace(scalars[urlEnd - 1]) { urlEnd -= 1 }
+        while urlEnd > urlStart, scalars[urlEnd - 1].isASCIIWhitespace { urlEnd -= 1 }
         return urlStart < urlEnd ? urlStart..<urlEnd : nil
     }
 
@@ -294,8 +294,8 @@ final class ReferenceCollector: HTMLScanHandler {
     /// `range` without leading and trailing ASCII whitespace, which URL attributes may carry.
     private func trimmedRange(_ scalars: [Unicode.Scalar], _ range: Range<Int>) -> Range<Int> {
         var start = range.lowerBound, end = range.upperBound
-        while start < end, isASCIIWhitespace(scalars[start]) { start += 1 }
-        while end > start, isASCIIWhitespace(scalars[end - 1]) { end -= 1 }
+        while start < end, scalars[start].isASCIIWhitespace { start += 1 }
+        while end > start, scalars[end - 1].isASCIIWhitespace { end -= 1 }
         return start..<end
     }
 
@@ -470,10 +470,6 @@ final class ReferenceCollector: HTMLScanHandler {
 
 private extension Character {
     var isASCIIWhitespace: Bool { self == " " || self == "\t" || self == "\n" || self == "\r" || self == "\u{0C}" }
-}
-
-private func isASCIIWhitespace(_ scalar: Unicode.Scalar) -> Bool {
-    scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}"
 }
 
 /// The kinds of link a `<link>`'s `rel` names that matter here, read token by token off its text

@@ -103,7 +103,9 @@ package enum AtomicFile {
         // only there for a person reading a folder, so at most 200 bytes of it are kept: a
         // destination whose name is as long as a name may be (255 bytes) must still be writable.
         let name = String(fullName).prefix(maxUTF8Bytes: 200)
-        return folder + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // Strings joined as strings: a substring joined to a string goes through the generic
+        // `append(contentsOf:)`, whose first use in a run looks its types up at run time.
+        return String(folder) + "." + name + ".tmp-" + String(getpid()) + "-" + String(UInt32.random(in: 0...UInt32.max))
     }
 
     /// Reads a whole file straight into an array (no intermediate copy: pages can be large).

@@ -15,3 +15,10 @@ extension UInt8 {
         (self | 0x20) >= 0x61 && (self | 0x20) <= 0x7A
     }
 }
+
+extension Unicode.Scalar {
+    /// Whether the scalar is ASCII whitespace as HTML defines it: tab, LF, FF, CR, space.
+    var isASCIIWhitespace: Bool {
+        value < 0x80 && UInt8(truncatingIfNeeded: value).isASCIIWhitespace
+    }
+}
