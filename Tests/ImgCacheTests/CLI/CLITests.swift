@@ -105,4 +105,18 @@ struct CLITests {
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("img-src\trewrite\ta.png\thttps://example.com/a.png\t"))
     }
+
+    @Test("--extensions and --lazy-attributes take items with spaces around them, a no-break space too, in any case")
+    func spacedOptionLists() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.webp><img src=b.png><img data-big=c.webp><img data-x=d.webp>")
+        let outcome = try await CommandRunner.runOffPool(
+            ["list", "page.html", "--base-url", "https://example.com/", "--json", "--extensions-only",
+             "--extensions", " WEBP ,\u{A0}jpg\t", "--lazy-attributes", "data-big\u{A0}, data-src "], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let objects = try JSONSerialization.jsonObject(with: Data(outcome.stdout)) as? [[String: Any]] ?? []
+        // b.png is not in the list; d.webp sits in an attribute that is not lazy.
+        #expect(objects.map { $0["original"] as? String } == ["a.webp", "b.png", "c.webp"])
+        #expect(objects.map { $0["rewritten"] as? Bool } == [true, false, true])
+    }
 }
