@@ -20,7 +20,32 @@ struct IMGCacheCommand: AsyncParsableCommand {
         #if canImport(CCurl)
         if downloads(CommandLine.arguments) { CurlTransport.startLoading() }
         #endif
-        await main(nil)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let split = LongInputList.split(arguments, commands: [RewriteCommand.self, FetchCommand.self, WatchCommand.self]) else {
+            await main(arguments)
+            return
+        }
+        // What `main(_:)` does, with the whole list of inputs given to the parsed command.
+        do {
+            var command = try await asyncParseAsRoot(split.arguments)
+            if var listed = command as? any TakesInputList {
+                listed.inputList = split.inputs
+                // Wrong only with the whole list (`--output` with several pages): ArgumentParser
+                // reads the command line again, to say so exactly as it would have.
+                guard (try? listed.validate()) != nil else {
+                    await main(arguments)
+                    return
+                }
+                command = listed
+            }
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
     }
 
     /// Whether the command line runs a command that downloads, over libcurl (its default on

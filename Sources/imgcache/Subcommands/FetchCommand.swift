@@ -125,3 +125,10 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension FetchCommand: TakesInputList {
+    var inputList: [String] {
+        get { inputs }
+        set { inputs = newValue }
+    }
+}

@@ -96,3 +96,10 @@ struct RewriteCommand: ParsableCommand {
         }
     }
 }
+
+extension RewriteCommand: TakesInputList {
+    var inputList: [String] {
+        get { pages }
+        set { pages = newValue }
+    }
+}

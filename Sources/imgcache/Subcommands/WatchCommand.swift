@@ -159,3 +159,10 @@ private struct WatchedFiles {
         return new
     }
 }
+
+extension WatchCommand: TakesInputList {
+    var inputList: [String] {
+        get { inputs }
+        set { inputs = newValue }
+    }
+}
