@@ -21,7 +21,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
         if downloads(CommandLine.arguments) { CurlTransport.startLoading() }
         #endif
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard let split = LongInputList.split(arguments, commands: [RewriteCommand.self, FetchCommand.self, WatchCommand.self]) else {
+        guard let split = LongInputList.split(arguments, commands: listCommands) else {
             await main(arguments)
             return
         }
@@ -46,6 +46,13 @@ struct IMGCacheCommand: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// The commands that take a list of inputs, by the names that lead to them.
+    private static var listCommands: [LongInputList.Command] {
+        let top: [any TakesInputList.Type] = [RewriteCommand.self, FetchCommand.self, WatchCommand.self]
+        return top.map { LongInputList.Command(path: [$0._commandName], type: $0) }
+            + [LongInputList.Command(path: [CacheCommand._commandName, CacheCommand.Remove._commandName], type: CacheCommand.Remove.self)]
     }
 
     /// Whether the command line runs a command that downloads, over libcurl (its default on

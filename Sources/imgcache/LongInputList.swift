@@ -29,15 +29,21 @@ enum LongInputList {
         var inputs: [String]
     }
 
-    /// `arguments` (without the program's name) split for `commands`, or nil to leave them to
-    /// ArgumentParser as they are.
-    static func split(_ arguments: [String], commands: [any TakesInputList.Type]) -> Split? {
-        guard arguments.count > threshold, let name = arguments.first,
-              let command = commands.first(where: { $0.configuration.commandName == name }),
-              let options = OptionTable(command) else { return nil }
-        var kept: [String] = [name]
+    /// A command that takes a list, and the names that lead to it (`["cache", "remove"]`).
+    struct Command {
+        var path: [String]
+        var type: any TakesInputList.Type
+    }
+
+    /// `arguments` (without the program's name) split for the command they name among
+    /// `commands`, or nil to leave them to ArgumentParser as they are.
+    static func split(_ arguments: [String], commands: [Command]) -> Split? {
+        guard arguments.count > threshold,
+              let command = commands.first(where: { arguments.starts(with: $0.path) }),
+              let options = OptionTable(command.type) else { return nil }
+        var kept = command.path
         var inputs: [String] = []
-        var index = 1
+        var index = command.path.count
         while index < arguments.count {
             let argument = arguments[index]
             index += 1

@@ -99,3 +99,10 @@ struct CacheCommand: ParsableCommand {
         }
     }
 }
+
+extension CacheCommand.Remove: TakesInputList {
+    var inputList: [String] {
+        get { urls }
+        set { urls = newValue }
+    }
+}

@@ -81,4 +81,18 @@ struct LongInputListTests {
         #expect(missing.stderr.contains("--out"))
         #expect(!FileManager.default.fileExists(atPath: folder.path("Out")))
     }
+
+    @Test("cache remove takes a long list of URLs, and names a bad one among them")
+    func cacheRemoveManyURLs() async throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("Cache"), withIntermediateDirectories: true)
+        let urls = (0..<Self.pageCount).map { "https://example.com/img/\($0).png" }
+        let removed = try await CommandRunner.runOffPool(["cache", "remove"] + urls + ["--cache-dir", "Cache"], in: folder.url)
+        // None was cached: each is named as missing, so every one reached the command.
+        #expect(removed.status == 2, "\(removed.stderr)")
+        #expect(removed.stderr.split(separator: "\n").filter { $0.contains("was not in the cache") }.count == urls.count)
+        let bad = try await CommandRunner.runOffPool(["cache", "remove"] + urls + ["img/relative.png", "--cache-dir", "Cache"], in: folder.url)
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("'img/relative.png' is not an absolute URL"))
+    }
 }
