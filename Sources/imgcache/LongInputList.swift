@@ -18,13 +18,13 @@ protocol TakesInputList: ParsableCommand {
 /// `--experimental-dump-help` prints) says which options take a value, so the two cannot drift
 /// apart. A command line this cannot read exactly as ArgumentParser would (`--`, grouped short
 /// flags, an option it does not know, a value that starts with `-`, an option whose values are
-/// not one a time) is left to ArgumentParser whole, as is one with few inputs.
+/// not one at a time) is left to ArgumentParser whole, as is one with few inputs.
 enum LongInputList {
     /// From this many inputs on, the list is set aside (below, ArgumentParser's cost is small).
     static let threshold = 200
 
     /// The arguments for ArgumentParser (the inputs reduced to the first) and the inputs.
-    struct Split: Equatable {
+    struct Split {
         var arguments: [String]
         var inputs: [String]
     }

@@ -133,11 +133,8 @@ public struct HTMLEncoding: Sendable, Hashable, CustomStringConvertible {
     var isUTF16: Bool { kind == .utf16LE || kind == .utf16BE }
 
     static func normalizedLabel(_ label: String) -> String {
-        var scalars = Substring(label).unicodeScalars[...]
-        while let first = scalars.first, first.isASCIIWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isASCIIWhitespace { scalars.removeLast() }
         var lowered = String.UnicodeScalarView()
-        for scalar in scalars {
+        for scalar in label.trimmingASCIIWhitespace.unicodeScalars {
             // Only ASCII letters fold: a label with a non-ASCII "K" must not match "koi8-r".
             if scalar.value >= 0x41, scalar.value <= 0x5A, let lower = Unicode.Scalar(scalar.value + 0x20) {
                 lowered.append(lower)

@@ -308,17 +308,3 @@ extension MetaCharsetPrescan {
         }
     }
 }
-
-extension String {
-    /// Read as bytes (an ASCII byte is never part of a longer UTF-8 sequence): through the
-    /// generic scalar views, its first use in a run cost more than the prescan of a page.
-    fileprivate var trimmingASCIIWhitespace: String {
-        var text = self
-        return text.withUTF8 { bytes in
-            var start = 0, end = bytes.count
-            while start < end, bytes[start].isASCIIWhitespace { start += 1 }
-            while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-        }
-    }
-}

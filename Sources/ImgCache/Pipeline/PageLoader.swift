@@ -55,8 +55,8 @@ enum PageLoader {
     static func charset(in contentType: String) -> String? {
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingASCIIWhitespace.lowercased() == "charset" else { continue }
-            let value = pair[1].trimmingASCIIWhitespace
+            guard pair.count == 2, pair[0].trimmingOptionalWhitespace.lowercased() == "charset" else { continue }
+            let value = pair[1].trimmingOptionalWhitespace
             return String(value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? value.dropFirst().dropLast() : value)
         }
         return nil
@@ -64,7 +64,8 @@ enum PageLoader {
 }
 
 extension Substring {
-    var trimmingASCIIWhitespace: Substring {
+    /// Without HTTP's optional whitespace (spaces and tabs, RFC 9110) at either end.
+    fileprivate var trimmingOptionalWhitespace: Substring {
         var result = self
         while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
         while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }

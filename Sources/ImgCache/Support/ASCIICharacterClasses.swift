@@ -22,3 +22,18 @@ extension Unicode.Scalar {
         value < 0x80 && UInt8(truncatingIfNeeded: value).isASCIIWhitespace
     }
 }
+
+extension String {
+    /// The string without ASCII whitespace at either end (an encoding label as a page wrote it).
+    /// Read as bytes (an ASCII byte is never part of a longer UTF-8 sequence): through the
+    /// generic scalar views, its first use in a run cost more than the prescan of a page.
+    var trimmingASCIIWhitespace: String {
+        var text = self
+        return text.withUTF8 { bytes in
+            var start = 0, end = bytes.count
+            while start < end, bytes[start].isASCIIWhitespace { start += 1 }
+            while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+    }
+}
