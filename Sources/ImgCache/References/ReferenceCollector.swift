@@ -307,7 +307,7 @@ final class ReferenceCollector: HTMLScanHandler {
     /// in order.
     private func attributeSlots(
         _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String,
-        attribute: String, srcset: Bool, inert: Bool, _ found: (URLSlot) -> Void
+        attribute: String, srcset: Bool, inert: Bool, _ found: (consuming URLSlot) -> Void
     ) {
         let base = valueRange.lowerBound
         if srcset, plainSrcsetSlots(valueRange, quote: quote, kind: kind, element: element, attribute: attribute, inert: inert, found) {
@@ -353,7 +353,7 @@ final class ReferenceCollector: HTMLScanHandler {
     /// bytes, and decoding it would only copy them. False (and nothing found) for any other srcset.
     private func plainSrcsetSlots(
         _ valueRange: Range<Int>, quote: UInt8?, kind: ImageReference.Kind?, element: String, attribute: String, inert: Bool,
-        _ found: (URLSlot) -> Void
+        _ found: (consuming URLSlot) -> Void
     ) -> Bool {
         let bytes = UnsafeBufferPointer(rebasing: page[valueRange])
         guard encoding.isASCIICompatible, DecodedText.isPlainASCII(bytes, ampersandMatters: true) else { return false }
