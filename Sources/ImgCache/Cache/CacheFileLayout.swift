@@ -65,8 +65,7 @@ struct CacheFileLayout: Sendable {
     /// other folders — is rejected, which is what makes ``ImageCacheStore/contents(forLocalName:)``
     /// safe to call with a path taken from a request.
     static func isValidLocalName(_ name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { isValidLocalName(utf8: $0) }
+        name.withUTF8Bytes { isValidLocalName(utf8: $0) }
     }
 
     /// ``isValidLocalName(_:)`` for a name's UTF-8 bytes.

@@ -62,8 +62,7 @@ struct CacheLookupTable {
     /// FNV-1a over the name's UTF-8: stable across processes and runs (Swift's `Hasher` is seeded
     /// per process), and cheap enough to hash 100,000 names when the table is made.
     static func nameHash(_ name: String) -> UInt64 {
-        var name = name
-        return name.withUTF8 { nameHash(utf8: $0) }
+        name.withUTF8Bytes { nameHash(utf8: $0) }
     }
 
     /// ``nameHash(_:)`` of UTF-8 bytes.

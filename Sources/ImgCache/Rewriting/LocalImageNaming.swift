@@ -96,8 +96,7 @@ public struct LocalImageNaming: Sendable, Hashable {
             guard let dot = segment.lastIndex(of: UInt8(ascii: ".")) else { return nil }
             return UnsafeBufferPointer(rebasing: segment[(dot + 1)...])
         }
-        var serialized = serializedURL
-        return serialized.withUTF8 { bytes -> Result in
+        return serializedURL.withUTF8Bytes { bytes -> Result in
             // The path's end found a word at a time, then its last segment read backwards: four
             // searches over each URL cost as much as the rest of its naming.
             let pathEnd = bytes.firstOffset(of: UInt8(ascii: "?"), or: UInt8(ascii: "#"), from: 0, before: bytes.count)
@@ -221,8 +220,7 @@ public struct LocalImageNaming: Sendable, Hashable {
     /// The name of an http(s) URL whose path names an enabled image `extension` (from ``pathKind(ofHTTPURL:)``).
     func name(forHTTPURL serializedURL: String, extension ext: String) -> LocalName {
         var hasher = SHA256()
-        var serialized = serializedURL
-        serialized.withUTF8 { bytes in
+        serializedURL.withUTF8Bytes { bytes in
             let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
             hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<end])))
         }
@@ -235,8 +233,7 @@ public struct LocalImageNaming: Sendable, Hashable {
                             UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
         }
         // Letters and digits (every extension in practice) are already inert.
-        var spelledExtension = ext
-        let isAlphanumeric = spelledExtension.withUTF8 { $0.allSatisfy { $0.isASCIILetter || ($0 >= 0x30 && $0 <= 0x39) } }
+        let isAlphanumeric = ext.withUTF8Bytes { $0.allSatisfy { $0.isASCIILetter || ($0 >= 0x30 && $0 <= 0x39) } }
         return LocalName(digest: digest, pathExtension: isAlphanumeric ? ext : LocalReferenceStyle.inert(ext), fanOut: fanOut)
     }
 }

@@ -39,8 +39,7 @@ struct SimpleURLResolver: Sendable {
     func resolve(_ text: String) -> String? {
         // On the bytes themselves: through `String.UTF8View` every step was a generic index
         // operation, and this runs for every distinct URL of a page.
-        var text = text
-        switch text.withUTF8({ resolve(bytes: $0) }) {
+        switch text.withUTF8Bytes({ resolve(bytes: $0) }) {
         case .needsParser: return nil
         case .input: return text
         case .serialized(let serialized): return serialized

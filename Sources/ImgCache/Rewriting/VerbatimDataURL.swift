@@ -12,8 +12,7 @@ enum VerbatimDataURL {
         // Asked of every URL of a page, nearly all of which start otherwise: the first byte is
         // read without the copy that `withUTF8` takes (a retain and release for each).
         guard text.utf8.first == UInt8(ascii: "d") else { return false }
-        var text = text
-        return text.withUTF8 { bytes in
+        return text.withUTF8Bytes { bytes in
             // `data:` compared in place: a static array of it cost a `swift_once` and a retain for
             // every URL of a page (2% of rewriting pages dense in `srcset`).
             guard bytes.count > 5, bytes[0] == UInt8(ascii: "d"), bytes[1] == UInt8(ascii: "a"),

@@ -77,8 +77,7 @@ struct JSONText: ~Copyable {
     }
 
     mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { appendEscaped($0, cleanPrefix: Self.cleanPrefixLength($0)) }
+        value.withUTF8Bytes { appendEscaped($0, cleanPrefix: Self.cleanPrefixLength($0)) }
     }
 
     private mutating func closeContainer(_ bracket: UInt8) {
@@ -99,8 +98,7 @@ struct JSONText: ~Copyable {
 
     /// A key from data (a URL, say), escaped as a string value is.
     mutating func key(escaping name: String) {
-        var name = name
-        name.withUTF8 { utf8 in
+        name.withUTF8Bytes { utf8 in
             let clean = Self.cleanPrefixLength(utf8)
             if clean == utf8.count { return appendKey(utf8) }
             beginKey()
@@ -117,8 +115,7 @@ struct JSONText: ~Copyable {
     /// A number or a literal (`true`, `false`, `null`), written as given.
     mutating func field(_ name: StaticString, number text: String) {
         key(name)
-        var text = text
-        text.withUTF8 { appendRaw($0) }
+        text.withUTF8Bytes { appendRaw($0) }
     }
 
     /// An integer in decimal, as `String(value)` writes it, without making that String.

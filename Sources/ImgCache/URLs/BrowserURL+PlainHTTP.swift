@@ -5,8 +5,7 @@ extension BrowserURL {
     /// `<base>` handling read the rewriter's resolved URLs by the thousand, and the full parser
     /// cost several times more than the rest of their handling.
     static func plainHTTP(_ string: String) -> BrowserURL? {
-        var contiguous = string
-        return contiguous.withUTF8 { bytes -> BrowserURL? in
+        return string.withUTF8Bytes { bytes -> BrowserURL? in
             guard bytes.count < 2048, let authority = PlainURLText.authority(of: bytes),
                   authority.end < bytes.count, bytes[authority.end] == UInt8(ascii: "/"),
                   PlainURLText.isPlain(bytes) else { return nil }
