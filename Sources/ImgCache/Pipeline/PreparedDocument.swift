@@ -24,7 +24,9 @@ struct PreparedDocument: Sendable {
     /// 10,000 images they are 2 MB that need not outlive the downloads.
     func imagesToFetch(storeNaming: LocalImageNaming) -> [ImageToFetch] {
         let sameNaming = rewriter.options.naming == storeNaming
-        var seen: Set<String> = []
+        // Room for every reference at once: grown as it filled, the set hashed its URLs again at
+        // each doubling, on the way from the page to its first image request.
+        var seen = Set<String>(minimumCapacity: firstRewrite.references.count)
         return firstRewrite.references.compactMap { reference -> ImageToFetch? in
             guard reference.rewritten || reference.disposition == .awaitingType, let url = reference.url,
                   seen.insert(url).inserted, let parsed = BrowserURL(url) else { return nil }
