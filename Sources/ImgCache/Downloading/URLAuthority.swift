@@ -14,8 +14,7 @@ package struct URLAuthority: Equatable, Sendable {
 
     /// Parses `url`; nil unless it is an absolute http(s) URL with a host and a valid port.
     package init?(_ url: String) {
-        var text = url
-        switch text.withUTF8(Self.parse(ascii:)) {
+        switch url.withUTF8Bytes(Self.parse(ascii:)) {
         case .parsed(let authority):
             self = authority
         case .invalid:

@@ -173,8 +173,7 @@ enum NamedCharacterReferences {
     static let table: [String: [Unicode.Scalar]] = {
         var table: [String: [Unicode.Scalar]] = [:]
         table.reserveCapacity(entryCount)
-        var packed = packedTable
-        packed.withUTF8 { bytes in
+        packedTable.withUTF8Bytes { bytes in
             var i = 0
             func isSeparator(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") }
             while i < bytes.count {

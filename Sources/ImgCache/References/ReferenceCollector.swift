@@ -481,8 +481,7 @@ private struct LinkRelation {
     private(set) var isStylesheet = false
 
     init(_ rel: String) {
-        var rel = rel
-        rel.withUTF8 { bytes in
+        rel.withUTF8Bytes { bytes in
             var start = 0
             while start < bytes.count {
                 while start < bytes.count, bytes[start].isASCIIWhitespace { start += 1 }

@@ -142,8 +142,7 @@ public struct LocalImageNaming: Sendable, Hashable {
             return Self.spelling(in: spellings, of: bytes)?.ext
         }
         for ext in extensions where ext.utf8.count == bytes.count {
-            var spelling = ext
-            let matches = spelling.withUTF8 { spelled in
+            let matches = ext.withUTF8Bytes { spelled in
                 zip(spelled, bytes).allSatisfy { $0 == $1.asciiLowercased }
             }
             if matches { return ext }

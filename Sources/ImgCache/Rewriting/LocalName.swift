@@ -87,9 +87,8 @@ struct LocalName: Hashable, Sendable {
         offset += 1
         // The length comes back as the closure's result: an outer variable changed inside it
         // was checked for exclusive access at run time, once per name.
-        var pathExtension = pathExtension
         let extensionStart = offset
-        return extensionStart + pathExtension.withUTF8 { bytes in
+        return extensionStart + pathExtension.withUTF8Bytes { bytes in
             UnsafeMutableRawBufferPointer(rebasing: raw[extensionStart...]).copyMemory(from: UnsafeRawBufferPointer(bytes))
             return bytes.count
         }

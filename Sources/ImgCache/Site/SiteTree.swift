@@ -107,8 +107,7 @@ package struct SiteTree: Sendable {
     /// `url` is a serialised URL (ASCII), so it is read as bytes.
     package func relativePath(servingURL url: String) -> String? {
         guard !servingPrefix.isEmpty else { return nil }
-        var url = url
-        return url.withUTF8 { relativePath(servingURL: $0) }
+        return url.withUTF8Bytes { relativePath(servingURL: $0) }
     }
 
     private func relativePath(servingURL url: UnsafeBufferPointer<UInt8>) -> String? {

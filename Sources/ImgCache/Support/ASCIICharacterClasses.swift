@@ -28,8 +28,7 @@ extension String {
     /// Read as bytes (an ASCII byte is never part of a longer UTF-8 sequence): through the
     /// generic scalar views, its first use in a run cost more than the prescan of a page.
     var trimmingASCIIWhitespace: String {
-        var text = self
-        return text.withUTF8 { bytes in
+        withUTF8Bytes { bytes in
             var start = 0, end = bytes.count
             while start < end, bytes[start].isASCIIWhitespace { start += 1 }
             while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }

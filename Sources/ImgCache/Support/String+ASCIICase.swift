@@ -9,10 +9,8 @@ extension String {
     package func hasPrefixIgnoringASCIICase(_ prefix: String) -> Bool {
         // Over the two strings' UTF-8 buffers: `String.UTF8View`'s iterator costs several times
         // more a byte, and every response's headers are looked up this way.
-        var own = self
-        var prefix = prefix
-        return own.withUTF8 { own in
-            prefix.withUTF8 { own.starts(with: $0) { $0.asciiLowercased == $1.asciiLowercased } }
+        withUTF8Bytes { own in
+            prefix.withUTF8Bytes { own.starts(with: $0) { $0.asciiLowercased == $1.asciiLowercased } }
         }
     }
 }

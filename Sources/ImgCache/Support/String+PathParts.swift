@@ -4,8 +4,7 @@ extension String {
     /// time over the whole name, the UTF-8 view's costs about 50 instructions a byte, and
     /// NSString's path methods cost more still, for every image and file written.
     func splitAtLastSlash() -> (folder: Substring, name: Substring) {
-        var path = self
-        guard let offset = path.withUTF8({ $0.lastIndex(of: UInt8(ascii: "/")) }) else { return ("", self[...]) }
+        guard let offset = withUTF8Bytes({ $0.lastIndex(of: UInt8(ascii: "/")) }) else { return ("", self[...]) }
         let slash = utf8.index(startIndex, offsetBy: offset)
         return (self[...slash], self[utf8.index(after: slash)...])
     }
