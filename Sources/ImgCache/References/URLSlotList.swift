@@ -14,8 +14,14 @@ final class URLSlotList {
     /// Full chunks, then the last one, which holds `lastCount` slots.
     private var chunks: [UnsafeMutablePointer<URLSlot>] = []
     private var lastCount = 0
+
     /// The number of slots.
-    private(set) var count = 0
+    var count: Int { chunks.isEmpty ? 0 : (chunks.count - 1) * Self.chunkSize + lastCount }
+
+    /// How many slots chunk `index` of `chunkCount` holds, the last holding `lastCount`.
+    private static func slots(inChunk index: Int, of chunkCount: Int, lastCount: Int) -> Int {
+        index == chunkCount - 1 ? lastCount : chunkSize
+    }
 
     func append(_ slot: consuming URLSlot) {
         if chunks.isEmpty || lastCount == Self.chunkSize {
@@ -24,7 +30,6 @@ final class URLSlotList {
         }
         (chunks[chunks.count - 1] + lastCount).initialize(to: slot)
         lastCount += 1
-        count += 1
     }
 
     /// Hands every slot to `body` in document order and empties the list as it goes, a chunk at a time.
@@ -33,9 +38,8 @@ final class URLSlotList {
         let lastTaken = lastCount
         chunks = []
         lastCount = 0
-        count = 0
         for (index, chunk) in taken.enumerated() {
-            for offset in 0..<(index == taken.count - 1 ? lastTaken : Self.chunkSize) {
+            for offset in 0..<Self.slots(inChunk: index, of: taken.count, lastCount: lastTaken) {
                 body((chunk + offset).move())
             }
             chunk.deallocate()
@@ -44,7 +48,7 @@ final class URLSlotList {
 
     deinit {
         for (index, chunk) in chunks.enumerated() {
-            chunk.deinitialize(count: index == chunks.count - 1 ? lastCount : Self.chunkSize)
+            chunk.deinitialize(count: Self.slots(inChunk: index, of: chunks.count, lastCount: lastCount))
             chunk.deallocate()
         }
     }

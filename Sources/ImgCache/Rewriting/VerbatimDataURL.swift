@@ -9,8 +9,8 @@ enum VerbatimDataURL {
     /// True when `text` is `data:` (lowercase) and an opaque path of printable ASCII other than
     /// `?` and `#`, starting with something other than `/`.
     static func matches(_ text: String) -> Bool {
-        // Asked of every URL of a page, nearly all of which start otherwise: the first byte is
-        // read without the copy that `withUTF8` takes (a retain and release for each).
+        // Asked of every URL of a page, nearly all of which start otherwise: they stop at their
+        // first byte, before their bytes are taken.
         guard text.utf8.first == UInt8(ascii: "d") else { return false }
         return text.withUTF8Bytes { bytes in
             // `data:` compared in place: a static array of it cost a `swift_once` and a retain for
