@@ -5,7 +5,7 @@
 /// itself (or the base's origin and directory followed by it): ``PlainURLText``'s bytes, no dot
 /// segments, and for an absolute URL a scheme and authority the parser keeps as they are.
 /// Everything else returns nil and goes to `BrowserURL`. A test holds it to the parser's answers.
-struct SimpleURLResolver: Sendable {
+final class SimpleURLResolver: Sendable {
     /// `scheme://host[:port]` of the base, and its path up to its last `/`.
     private let origin: [UInt8]
     /// The base's `scheme:`, which a scheme-relative URL (`//cdn.example.com/a.png`) takes.

@@ -1,6 +1,10 @@
 /// Resolves URLs of one page: against its first `<base href>` (itself resolved against the page's
 /// URL) when there is one, else against the page's URL.
-struct URLResolver: Sendable {
+///
+/// A class, as is ``SimpleURLResolver``: it is handed to the rewriter's `resolve` for every URL of a
+/// page, and as a struct (a base URL of 150 bytes, the simple resolver's arrays) it was copied and
+/// its contents retained and released each time.
+final class URLResolver: Sendable {
     enum Resolution: Equatable {
         case resolved(BrowserURL)
         /// An http(s) URL in its serialised form, found without the full parser.
@@ -33,7 +37,7 @@ struct URLResolver: Sendable {
 
     func resolve(_ text: String) -> Resolution {
         if VerbatimDataURL.matches(text) { return .verbatim(text) }
-        if let simple, let serialized = simple.resolve(text) { return .resolvedHTTP(serialized) }
+        if let serialized = simple?.resolve(text) { return .resolvedHTTP(serialized) }
         if let base = documentBase {
             return BrowserURL(text, relativeTo: base, queryEncoding: queryEncoding).map(Resolution.resolved) ?? .invalid
         }
