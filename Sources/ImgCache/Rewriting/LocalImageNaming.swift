@@ -228,7 +228,7 @@ public struct LocalImageNaming: Sendable, Hashable {
     func name(forHTTPURL serializedURL: String, extension ext: String) -> LocalName {
         var hasher = SHA256()
         serializedURL.withUTF8Bytes { bytes in
-            let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            let end = bytes.firstOffset(of: UInt8(ascii: "#"), from: 0, before: bytes.count)
             hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<end])))
         }
         var digest = LocalName.Digest()
