@@ -1,5 +1,3 @@
-import Crypto
-
 /// Maps an absolute image URL to its file name inside the cache directory.
 ///
 /// The name is the SHA-256 of the URL (without its fragment, which never changes what is fetched)
@@ -226,18 +224,9 @@ public struct LocalImageNaming: Sendable, Hashable {
 
     /// The name of an http(s) URL whose path names an enabled image `extension` (from ``pathKind(ofHTTPURL:)``).
     func name(forHTTPURL serializedURL: String, extension ext: String) -> LocalName {
-        var hasher = SHA256()
-        serializedURL.withUTF8Bytes { bytes in
+        let digest = serializedURL.withUTF8Bytes { bytes in
             let end = bytes.firstOffset(of: UInt8(ascii: "#"), from: 0, before: bytes.count)
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<end])))
-        }
-        var digest = LocalName.Digest()
-        // Digest words are big-endian: byte 0 is the top byte of the first word.
-        hasher.finalize().withUnsafeBytes { raw in
-            digest.words = (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                            UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-                            UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
-                            UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+            return LocalName.Digest(sha256Of: UnsafeBufferPointer(rebasing: bytes[..<end]))
         }
         // Letters and digits (every extension in practice) are already inert.
         let isAlphanumeric = ext.withUTF8Bytes { $0.allSatisfy { $0.isASCIILetter || ($0 >= 0x30 && $0 <= 0x39) } }

@@ -6,7 +6,7 @@
 /// its contents retained and released each time.
 final class URLResolver: Sendable {
     enum Resolution: Equatable {
-        case resolved(BrowserURL)
+        indirect case resolved(BrowserURL)
         /// An http(s) URL in its serialised form, found without the full parser.
         case resolvedHTTP(String)
         /// A URL that is not http(s) and that the parser would serialise as the text itself

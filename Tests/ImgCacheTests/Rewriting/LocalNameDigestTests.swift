@@ -1,0 +1,45 @@
+import Testing
+@testable import ImgCache
+
+@Suite("The SHA-256 a local name is made of")
+struct LocalNameDigestTests {
+    private func hex(_ digest: LocalName.Digest) -> String {
+        (0..<32).map { index in
+            let byte = digest[index]
+            return String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
+        }.joined()
+    }
+
+    private func digest(_ text: String) -> LocalName.Digest {
+        Array(text.utf8).withUnsafeBufferPointer { LocalName.Digest(sha256Of: $0) }
+    }
+
+    @Test("the digests of the standard's test messages, and of an empty input")
+    func knownDigests() {
+        #expect(hex(digest("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hex(digest("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex(digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test("a URL keeps the name earlier versions gave it, its fragment ignored")
+    func namesStayAsTheyWere() throws {
+        let naming = LocalImageNaming()
+        let expected = "494a30704d4f32ac0b81739d18a66d3638d440cbc6f5669f6af66f840edee5ab.png"
+        #expect(naming.localName(for: try #require(BrowserURL("https://example.com/a.png"))) == expected)
+        #expect(naming.localName(for: try #require(BrowserURL("https://example.com/a.png#frag"))) == expected)
+    }
+
+    #if canImport(CBoringSHA256)
+    @Test("BoringSSL's one-shot function gives what swift-crypto's SHA256 (Apple platforms' path) gives, at every length across block boundaries")
+    func oneShotAgreesWithSwiftCrypto() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            bytes.withUnsafeBufferPointer { buffer in
+                #expect(LocalName.Digest(boringSHA256Of: buffer) == LocalName.Digest(cryptoSHA256Of: buffer), "length \(length)")
+            }
+        }
+    }
+    #endif
+}
