@@ -250,16 +250,20 @@ private struct ScanState {
             }
         }
 
+        // Where libxml2 will take a style element's content to end, found by the same search as
+        // its real end: the skip below then need not search the content again.
+        var styleEndTag: Int?
         if flags.isStyle, let tag = located ?? locatePending() {
             let contentStart = tag.end + 1
-            let contentEnd = rawTextEnd(named: "style", from: contentStart)
+            let (contentEnd, firstEndTag) = rawTextEnd(named: "style", from: contentStart)
             handler.styleText(contentStart..<contentEnd, isInert: inert)
             cursor = max(cursor, contentEnd)
+            styleEndTag = firstEndTag.map { $0 - contentStart }
         }
 
         if takesInputShortcuts, let context {
             if flags.isRawText {
-                skippedRawTextBytes += RawTextContentSkip.skipContent(of: cName, in: context)
+                skippedRawTextBytes += RawTextContentSkip.skipContent(of: cName, in: context, endTagOffset: styleEndTag)
             } else {
                 unreadInputCut.prepareAfterStartTag(in: context, isEmpty: flags.isEmptyInLibXML2)
             }
@@ -337,19 +341,38 @@ private struct ScanState {
     }
 
     /// Where a raw-text element's content ends: at `</name` followed by whitespace, `/` or `>`
-    /// (case-insensitive), as the tokenizer's "appropriate end tag" rule says, or at the end.
-    private func rawTextEnd(named name: String, from start: Int) -> Int {
+    /// (case-insensitive), as the tokenizer's "appropriate end tag" rule says, or at the end. And
+    /// the first `</name` whatever follows it, where libxml2 ends it (``RawTextContentSkip``): the
+    /// same place but for a longer name first (`</styles`), nil when there is none.
+    private func rawTextEnd(named name: String, from start: Int) -> (end: Int, firstEndTag: Int?) {
         let nameBytes = name.utf8
+        var firstEndTag: Int?
         var p = start
         while p + 1 < page.count {
             p = nextOpeningBracket(from: p, before: page.count - 1)
             guard p + 1 < page.count else { break }
-            if page[p + 1] == UInt8(ascii: "/"), matchesName(nameBytes, at: p + 2) {
-                return p
+            if page[p + 1] == UInt8(ascii: "/"), startsWithName(nameBytes, at: p + 2) {
+                if firstEndTag == nil { firstEndTag = p }
+                if endsName(nameBytes, at: p + 2) { return (p, firstEndTag) }
             }
             p += 1
         }
-        return page.count
+        return (page.count, firstEndTag)
+    }
+
+    /// Whether the page holds `name` at `offset`, ASCII letters in any case.
+    private func startsWithName(_ name: String.UTF8View, at offset: Int) -> Bool {
+        guard offset + name.count <= page.count else { return false }
+        for (k, byte) in name.enumerated() where page[offset + k].asciiLowercased != byte { return false }
+        return true
+    }
+
+    /// Whether the name of `name.count` bytes at `offset` ends there, as an end tag's name does.
+    private func endsName(_ name: String.UTF8View, at offset: Int) -> Bool {
+        guard offset + name.count < page.count else { return false }
+        let next = page[offset + name.count]
+        return next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0C || next == 0x0D
+            || next == UInt8(ascii: "/") || next == UInt8(ascii: ">")
     }
 
     private func nextOpeningBracket(from start: Int, before end: Int) -> Int {

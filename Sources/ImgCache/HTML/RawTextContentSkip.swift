@@ -25,8 +25,11 @@ enum RawTextContentSkip {
     /// Moves the parser past the content of the raw-text element it has just reported, if that
     /// content is something `htmlParseScript` alone would read. Call only from the start-element
     /// callback of a `script` or `style` (`name` as libxml2 reports it: lowercase).
+    /// - Parameter endTagOffset: where in the content the first `</name` stands, when the caller
+    ///   has found it already (the scanner does for `style`, whose content it reads): bytes from
+    ///   the content's start, which libxml2's input holds as the page does from there on.
     /// - Returns: how many content bytes libxml2 will not read (0 when it reads them itself).
-    static func skipContent(of name: UnsafePointer<xmlChar>, in context: htmlParserCtxtPtr) -> Int {
+    static func skipContent(of name: UnsafePointer<xmlChar>, in context: htmlParserCtxtPtr, endTagOffset: Int? = nil) -> Int {
         guard let input = context.pointee.input, let cursor = input.pointee.cur, let end = input.pointee.end else { return 0 }
         // The parser stands at the start tag's `>` (not at `/>`, which ends the element, nor at
         // the end of input). Content that starts with `<` goes through the content loop's tag
@@ -34,22 +37,35 @@ enum RawTextContentSkip {
         guard cursor + 1 < end, cursor.pointee == UInt8(ascii: ">"), cursor[1] != UInt8(ascii: "<") else { return 0 }
         let nameBytes = UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)))
         let content = UnsafeBufferPointer(start: cursor + 1, count: end - (cursor + 1))
-        var p = 1  // content[0] is not `<`
-        while true {
-            p = content.firstOffset(of: UInt8(ascii: "<"), from: p, before: content.count)
+        // As `xmlStrncasecmp` compares: ASCII letters in either case (the name is lowercase).
+        func isEndTag(at p: Int) -> Bool {
+            content[p] == UInt8(ascii: "<") && content[p + 1] == UInt8(ascii: "/")
+                && UnsafeBufferPointer(rebasing: content[(p + 2)..<(p + 2 + nameBytes.count)]).elementsEqual(nameBytes, by: { $0.asciiLowercased == $1 })
+        }
+        var p: Int
+        if let known = endTagOffset, known >= 1, known + 2 + nameBytes.count <= content.count, isEndTag(at: known) {
+            p = known
+            assert(firstEndTag(in: content, nameLength: nameBytes.count, isEndTag) == known, "the scanner's end tag is not libxml2's")
+        } else {
             // No end tag: libxml2 reads to the end of the input; leave that to it.
-            guard p + 2 + nameBytes.count <= content.count else { return 0 }
-            // As `xmlStrncasecmp` compares: ASCII letters in either case (the name is lowercase).
-            if content[p + 1] == UInt8(ascii: "/"),
-               UnsafeBufferPointer(rebasing: content[(p + 2)..<(p + 2 + nameBytes.count)]).elementsEqual(nameBytes, by: { $0.asciiLowercased == $1 }) {
-                break
-            }
-            p += 1
+            guard let found = firstEndTag(in: content, nameLength: nameBytes.count, isEndTag) else { return 0 }
+            p = found
         }
         // `p` ≥ 1: the byte before the end tag is content, which libxml2 will not read.
         let last = UnsafeMutablePointer(mutating: content.baseAddress! + p - 1)
         last.pointee = UInt8(ascii: ">")
         input.pointee.cur = UnsafePointer(last)
         return p - 1
+    }
+
+    /// The first `</name` of `content` after its first byte (which is not `<`), or nil.
+    private static func firstEndTag(in content: UnsafeBufferPointer<UInt8>, nameLength: Int, _ isEndTag: (Int) -> Bool) -> Int? {
+        var p = 1
+        while true {
+            p = content.firstOffset(of: UInt8(ascii: "<"), from: p, before: content.count)
+            guard p + 2 + nameLength <= content.count else { return nil }
+            if isEndTag(p) { return p }
+            p += 1
+        }
     }
 }
