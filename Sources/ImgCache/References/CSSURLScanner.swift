@@ -124,15 +124,19 @@ enum CSSURLScanner {
     /// `style` attribute, when `characterReferences`), each with the range of bytes it takes,
     /// counted from `offset` (where `raw` starts in its file). Plain ASCII, nearly all CSS, is
     /// scanned where it lies; other text is decoded first.
-    static func scan(raw: UnsafeBufferPointer<UInt8>, at offset: Int, encoding: HTMLEncoding, characterReferences: Bool)
-        -> [(token: CSSURLToken, raw: Range<Int>)] {
+    static func scan(raw: UnsafeBufferPointer<UInt8>, at offset: Int, encoding: HTMLEncoding, characterReferences: Bool,
+                     _ body: (consuming CSSURLToken, _ raw: Range<Int>) -> Void) {
         if encoding.isASCIICompatible, DecodedText.isPlainASCII(raw, ampersandMatters: characterReferences) {
-            return scan(raw).map { ($0, offset + $0.range.lowerBound..<offset + $0.range.upperBound) }
+            scan(raw) { token in
+                let range = offset + token.range.lowerBound..<offset + token.range.upperBound
+                body(token, range)
+            }
+            return
         }
         let text = DecodedText.decode(raw, encoding: encoding, characterReferences: characterReferences)
-        return scan(text.scalars).map { token in
+        scan(text.scalars) { token in
             let range = text.rawRange(of: token.range)
-            return (token, offset + range.lowerBound..<offset + range.upperBound)
+            body(token, offset + range.lowerBound..<offset + range.upperBound)
         }
     }
 
@@ -142,6 +146,14 @@ enum CSSURLScanner {
 
     static func scan<Text: RandomAccessCollection>(_ text: Text) -> [CSSURLToken] where Text.Element: CSSTextUnit, Text.Index == Int {
         var tokens: [CSSURLToken] = []
+        scan(text) { tokens.append($0) }
+        return tokens
+    }
+
+    /// ``scan(_:)``, each URL handed to `body` as it is found: a page's style sheets hold
+    /// thousands, and an array of them was copied into another and again out of it.
+    static func scan<Text: RandomAccessCollection>(_ text: Text, _ body: (consuming CSSURLToken) -> Void)
+    where Text.Element: CSSTextUnit, Text.Index == Int {
         var i = 0
         let n = text.count
         // Depth of open parentheses and the depths at which an image-set() was opened.
@@ -163,7 +175,7 @@ enum CSSURLScanner {
             token.inFontFace = fontFaceDepth != nil
             if property == nil { property = .some(propertyName(text, from: declarationStart)) }
             token.property = property!
-            tokens.append(token)
+            body(token)
         }
         while i < n {
             // Only the significant characters change anything: pass over the rest without
@@ -259,7 +271,6 @@ enum CSSURLScanner {
             }
             i += 1
         }
-        return tokens
     }
 
     /// The property a declaration that starts at `start` gives a value to, lowercase: its first

@@ -71,7 +71,7 @@ final class ReferenceCollector: HTMLScanHandler {
 
     func styleText(_ range: Range<Int>, isInert: Bool) {
         guard !range.isEmpty, Self.mayHoldCSSURL(UnsafeBufferPointer(rebasing: page[range]), characterReferences: false) else { return }
-        for (token, raw) in cssURLs(in: range, characterReferences: false) {
+        cssURLs(in: range, characterReferences: false) { token, raw in
             urlSlots.append(slot(raw, token: token, context: .cssInElement,
                                  kind: .styleElement, element: "style", attribute: nil, inert: isInert))
         }
@@ -373,16 +373,16 @@ final class ReferenceCollector: HTMLScanHandler {
     private func collectCSS(_ valueRange: Range<Int>, quote: UInt8?, element: String, attribute: String,
                             kind: ImageReference.Kind, inert: Bool) {
         guard Self.mayHoldCSSURL(UnsafeBufferPointer(rebasing: page[valueRange]), characterReferences: true) else { return }
-        for (token, raw) in cssURLs(in: valueRange, characterReferences: true) {
+        cssURLs(in: valueRange, characterReferences: true) { token, raw in
             urlSlots.append(slot(raw, token: token, context: .cssInAttribute(quote: quote),
                                  kind: kind, element: element, attribute: attribute, inert: inert))
         }
     }
 
-    /// The CSS URLs of the page's bytes in `range`, each with the page range it takes.
-    private func cssURLs(in range: Range<Int>, characterReferences: Bool) -> [(token: CSSURLToken, raw: Range<Int>)] {
+    /// The CSS URLs of the page's bytes in `range`, each handed to `body` with the page range it takes.
+    private func cssURLs(in range: Range<Int>, characterReferences: Bool, _ body: (consuming CSSURLToken, _ raw: Range<Int>) -> Void) {
         CSSURLScanner.scan(raw: UnsafeBufferPointer(rebasing: page[range]), at: range.lowerBound, encoding: encoding,
-                           characterReferences: characterReferences)
+                           characterReferences: characterReferences, body)
     }
 
     /// Whether CSS in these bytes may hold a URL that ``CSSURLScanner`` finds: one comes only from
