@@ -83,7 +83,7 @@ enum CharacterReferences {
         }
         // The name's scalars are ASCII letters and digits: written as bytes into the string (a
         // scalar view appended from a slice was generic code, a tenth of rewriting pages whose
-        // `style` attributes quote their URLs with `&quot;`).
+        // `style` attributes quote with `&quot;`, as browsers serialise font names).
         func name(_ end: Int, semicolon: Bool = false) -> String {
             String(unsafeUninitializedCapacity: end - nameStart + 1) { bytes in
                 var written = 0

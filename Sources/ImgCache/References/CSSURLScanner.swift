@@ -121,9 +121,9 @@ enum CSSURLScanner {
     }
 
     /// The URLs of the CSS in `raw`, bytes in `encoding` (with HTML character references, as in a
-    /// `style` attribute, when `characterReferences`), each with the range of bytes it takes,
-    /// counted from `offset` (where `raw` starts in its file). Plain ASCII, nearly all CSS, is
-    /// scanned where it lies; other text is decoded first.
+    /// `style` attribute, when `characterReferences`), each handed to `body` in the order of the
+    /// text with the range of bytes it takes, counted from `offset` (where `raw` starts in its
+    /// file). Plain ASCII, nearly all CSS, is scanned where it lies; other text is decoded first.
     static func scan(raw: UnsafeBufferPointer<UInt8>, at offset: Int, encoding: HTMLEncoding, characterReferences: Bool,
                      _ body: (consuming CSSURLToken, _ raw: Range<Int>) -> Void) {
         if encoding.isASCIICompatible, DecodedText.isPlainASCII(raw, ampersandMatters: characterReferences) {
