@@ -29,11 +29,18 @@ struct URLSlot: Sendable {
 }
 
 extension URLSlot {
-    /// CSS properties whose `url()` values are images.
-    static let imageProperties: Set<String> = [
-        "background", "background-image", "list-style", "list-style-image", "border-image", "border-image-source",
-        "content", "mask", "mask-image", "-webkit-mask", "-webkit-mask-image", "-webkit-mask-box-image",
-    ]
+    /// Whether `property` (lowercase) is a CSS property whose `url()` values are images. Compared
+    /// name by name: a set of them hashed the name of every CSS URL's property, 3% of rewriting
+    /// pages of big `<style>` blocks.
+    static func isImageProperty(_ property: String) -> Bool {
+        switch property {
+        case "background", "background-image", "list-style", "list-style-image", "border-image", "border-image-source",
+             "content", "mask", "mask-image", "-webkit-mask", "-webkit-mask-image", "-webkit-mask-box-image":
+            true
+        default:
+            false
+        }
+    }
 
     /// Whether an attribute reference of `kind` on `element` is unambiguously an image: every
     /// image attribute, and the lazy attributes of `img` and `source` (elsewhere they may hold anything).
@@ -48,6 +55,7 @@ extension URLSlot {
     /// Whether a CSS URL is unambiguously an image: the value of an image property, never a font
     /// or an `@import`.
     static func cssAcceptsUntyped(_ token: CSSURLToken) -> Bool {
-        !token.isNeverImage && token.property.map(imageProperties.contains) == true
+        guard !token.isNeverImage, let property = token.property else { return false }
+        return isImageProperty(property)
     }
 }
