@@ -91,7 +91,7 @@ let package = Package(
         ),
         // SHA-256 in one call where swift-crypto builds BoringSSL (no CryptoKit): its `SHA256` type
         // allocates a context for every hash and copies it to finish, half the cost of naming a URL
-        // (see URLDigest.swift).
+        // (see LocalName+SHA256.swift).
         .target(
             name: "CBoringSHA256",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]

@@ -331,13 +331,7 @@ private struct ScanState {
     }
 
     private func matchesName(_ name: String.UTF8View, at offset: Int) -> Bool {
-        guard offset + name.count < page.count else { return false }
-        for (k, byte) in name.enumerated() {
-            if page[offset + k].asciiLowercased != byte { return false }
-        }
-        let next = page[offset + name.count]
-        return next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0C || next == 0x0D
-            || next == UInt8(ascii: "/") || next == UInt8(ascii: ">")
+        startsWithName(name, at: offset) && endsName(name, at: offset)
     }
 
     /// Where a raw-text element's content ends: at `</name` followed by whitespace, `/` or `>`

@@ -188,14 +188,13 @@ extension ImageRewriter {
         working.withUnsafeBufferPointer { bytes in
             // The byte order mark is neither text nor syntax.
             let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            var tokens: [(token: CSSURLToken, raw: Range<Int>)] = []
-            CSSURLScanner.scan(raw: UnsafeBufferPointer(rebasing: bytes[start...]), at: start,
-                               encoding: workingEncoding, characterReferences: false) { tokens.append(($0, $1)) }
             // CSS parses URLs as UTF-8 whatever the stylesheet's encoding.
             let resolver = URLResolver(pageURL: url, baseHref: nil, queryEncoding: nil)
             let prefix = options.referenceStyle.prefix
             var resolved: [String: Resolution] = [:]
-            for (token, raw) in tokens where !token.isNeverImage {
+            CSSURLScanner.scan(raw: UnsafeBufferPointer(rebasing: bytes[start...]), at: start,
+                               encoding: workingEncoding, characterReferences: false) { token, raw in
+                guard !token.isNeverImage else { return }
                 let slot = URLSlot(range: raw, text: token.value,
                                    context: .cssInElement, kind: .stylesheet, element: "", attribute: nil,
                                    isValidCandidate: true, isInert: false, acceptsUntyped: URLSlot.cssAcceptsUntyped(token))

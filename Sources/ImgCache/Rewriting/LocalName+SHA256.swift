@@ -26,9 +26,7 @@ extension LocalName.Digest {
         withUnsafeMutableBytes(of: &digest) { raw in
             imgcache_boring_sha256(bytes.baseAddress, bytes.count, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        // Digest words are big-endian: byte 0 is the top byte of the first word.
-        self.init(words: (UInt64(bigEndian: digest.0), UInt64(bigEndian: digest.1),
-                          UInt64(bigEndian: digest.2), UInt64(bigEndian: digest.3)))
+        self = withUnsafeBytes(of: digest) { Self(sha256Bytes: $0) }
     }
     #endif
 
@@ -37,13 +35,15 @@ extension LocalName.Digest {
     init(cryptoSHA256Of bytes: UnsafeBufferPointer<UInt8>) {
         var hasher = SHA256()
         hasher.update(bufferPointer: UnsafeRawBufferPointer(bytes))
-        var words = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        hasher.finalize().withUnsafeBytes { raw in
-            words = (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                     UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-                     UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
-                     UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
-        }
-        self.init(words: words)
+        self = hasher.finalize().withUnsafeBytes { Self(sha256Bytes: $0) }
+    }
+
+    /// The 32 bytes of a digest, as the hash functions write them.
+    private init(sha256Bytes raw: UnsafeRawBufferPointer) {
+        // Digest words are big-endian: byte 0 is the top byte of the first word.
+        self.init(words: (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                          UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                          UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                          UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))))
     }
 }
