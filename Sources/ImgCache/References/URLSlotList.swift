@@ -9,23 +9,31 @@
 /// retained once more on the way in and on the way out, and released as often (a quarter of the
 /// reference counting of a page of long `srcset`s).
 final class URLSlotList {
-    /// Slots per chunk: about 1 MB each.
-    private static let chunkSize = 8192
+    /// Slots in the first chunk; each next chunk holds twice as many, up to ``largestChunk``. A
+    /// page of a few dozen images needs one small block: a first chunk of the largest size (640 KB)
+    /// was above glibc's `mmap` threshold while downloading, so every page mapped it, faulted it
+    /// in and unmapped it again, which stops the other threads' CPUs to flush their TLBs.
+    private static let firstChunk = 64
+    /// Slots per chunk at most: about 640 KB.
+    private static let largestChunk = 8192
     /// Full chunks, then the last one, which holds `lastCount` slots.
     private var chunks: [UnsafeMutablePointer<URLSlot>] = []
     private var lastCount = 0
+    /// The slots in the full chunks.
+    private var fullCount = 0
 
     /// The number of slots.
-    var count: Int { chunks.isEmpty ? 0 : (chunks.count - 1) * Self.chunkSize + lastCount }
+    var count: Int { fullCount + lastCount }
 
-    /// How many slots chunk `index` of `chunkCount` holds, the last holding `lastCount`.
-    private static func slots(inChunk index: Int, of chunkCount: Int, lastCount: Int) -> Int {
-        index == chunkCount - 1 ? lastCount : chunkSize
+    /// How many slots chunk `index` has room for.
+    private static func capacity(ofChunk index: Int) -> Int {
+        index >= 7 ? largestChunk : firstChunk << index  // 64 << 7 == 8192
     }
 
     func append(_ slot: consuming URLSlot) {
-        if chunks.isEmpty || lastCount == Self.chunkSize {
-            chunks.append(.allocate(capacity: Self.chunkSize))
+        if chunks.isEmpty || lastCount == Self.capacity(ofChunk: chunks.count - 1) {
+            fullCount += chunks.isEmpty ? 0 : lastCount
+            chunks.append(.allocate(capacity: Self.capacity(ofChunk: chunks.count)))
             lastCount = 0
         }
         (chunks[chunks.count - 1] + lastCount).initialize(to: slot)
@@ -38,8 +46,10 @@ final class URLSlotList {
         let lastTaken = lastCount
         chunks = []
         lastCount = 0
+        fullCount = 0
         for (index, chunk) in taken.enumerated() {
-            for offset in 0..<Self.slots(inChunk: index, of: taken.count, lastCount: lastTaken) {
+            let count = index == taken.count - 1 ? lastTaken : Self.capacity(ofChunk: index)
+            for offset in 0..<count {
                 body((chunk + offset).move())
             }
             chunk.deallocate()
@@ -48,7 +58,7 @@ final class URLSlotList {
 
     deinit {
         for (index, chunk) in chunks.enumerated() {
-            chunk.deinitialize(count: Self.slots(inChunk: index, of: chunks.count, lastCount: lastCount))
+            chunk.deinitialize(count: index == chunks.count - 1 ? lastCount : Self.capacity(ofChunk: index))
             chunk.deallocate()
         }
     }

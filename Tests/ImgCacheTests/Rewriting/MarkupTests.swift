@@ -160,4 +160,20 @@ struct MarkupTests {
         #expect(listed.bytes == input)
         #expect(listed.references == rewritten.references)
     }
+
+    @Test("a page of 20,000 images among 20,000 links, with a base to neutralise: every image rewritten, in order")
+    func manyReferences() {
+        // More URLs than the slot list's first chunks and its largest one hold together.
+        let count = 20_000
+        var input = "<base href=\"https://example.com/dir/\">"
+        // The base's URL is emptied and the links made absolute, so that the local paths stand.
+        var expected = "<base href=\"\">"
+        for index in 0..<count {
+            input += "<a href=p\(index).html><img src=i\(index).png></a>"
+            expected += "<a href=\(base)p\(index).html><img src=" + localPath(base + "i\(index).png") + "></a>"
+        }
+        let result = rewrite(input)
+        #expect(result.references.map(\.original) == (0..<count).map { "i\($0).png" })
+        expectSameBytes(result.bytes, Array(expected.utf8))
+    }
 }
