@@ -123,9 +123,10 @@ package enum AtomicFile {
         var bytes = [UInt8](unsafeUninitializedCapacity: max(Int(info.st_size), 0)) { buffer, initialized in
             initialized = readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), error: &readError)
         }
-        // A file that grew since fstat is read to its new end.
-        // (Uninitialised: zeroing 64 KB per file cost more than reading a small page.)
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 1)
+        // A file that grew since fstat is read to its new end. (Uninitialised: zeroing 64 KB per
+        // file cost more than reading a small page. 16 KB: below the 64 KB from which glibc maps
+        // a block while downloading, each file mapped and unmapped one, a TLB flush on every CPU.)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16_384, alignment: 1)
         defer { chunk.deallocate() }
         while readError == 0 {
             let n = readFully(fd, into: chunk, error: &readError)
