@@ -77,6 +77,12 @@ enum CSSURLScanner {
         if Text.Element.self == UInt8.self, let wordsEnd = text.withContiguousStorageIfAvailable({ units -> Int in
             let raw = UnsafeRawBufferPointer(units)
             var i = start
+            while i + 16 <= n {
+                let found = significantBytes(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+                if found.low != 0 { return i + found.low.trailingZeroBitCount / 8 }
+                if found.high != 0 { return i + 8 + found.high.trailingZeroBitCount / 8 }
+                i += 16
+            }
             while i + 8 <= n {
                 let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 // Other bytes are read one at a time below (the bytes scanned are ASCII in practice).
@@ -91,6 +97,22 @@ enum CSSURLScanner {
         }
         while i < n, !isSignificant(text[i].scalar) { i += 1 }
         return i
+    }
+
+    /// The significant characters of 16 bytes (any bytes), each as a byte of all ones in one of
+    /// two words, the first eight bytes in `low`. Sixteen at a time: in style sheets dense with
+    /// rules a significant character comes every ten to twenty bytes, and the word-at-a-time
+    /// test below took two or three words to find each.
+    @inline(__always)
+    private static func significantBytes(_ bytes: SIMD16<UInt8>) -> (low: UInt64, high: UInt64) {
+        @inline(__always) func equal(_ character: UInt8) -> SIMDMask<SIMD16<Int8>> {
+            bytes .== SIMD16<UInt8>(repeating: character)
+        }
+        let found = equal(0x22) .| equal(0x27) .| equal(0x28) .| equal(0x29) .| equal(0x2F)
+            .| equal(0x3B) .| equal(0x40) .| equal(0x5C) .| equal(0x7B) .| equal(0x7D)
+        // A mask's lanes are bytes of all ones or zeros.
+        let words = unsafeBitCast(found, to: (UInt64, UInt64).self)
+        return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1))
     }
 
     /// The top bit set in each byte of an ASCII word that is a significant character. (Adding

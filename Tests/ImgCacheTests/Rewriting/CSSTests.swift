@@ -80,6 +80,21 @@ struct CSSTests {
         }
     }
 
+    @Test("bytes, read sixteen and eight at a time, give the URLs a character-by-character scan gives, at every offset")
+    func bytesAndScalarsAgreeAtEveryOffset() {
+        // Every significant character (/ " ' \ @ ; { } ( )), in runs shorter and longer than 16.
+        let css = #"a{b:url(a.png)}/* url(no.png) */c{d:'e' url("b.png");f:"g\"h" url('c.png')}"#
+            + #"@import "s.css";i{j:-webkit-image-set('d.png' 1x,url(e.png) 2x)}k\{l:url(f\).png)}"#
+            + #"@font-face{src:url(font.woff)}m{n:o(p(q))url(g.png)}"#
+        for padding in 0..<40 {
+            let padded = String(repeating: " ", count: padding) + css
+            let fromScalars = CSSURLScanner.scan(Array(padded.unicodeScalars))
+            let fromBytes = Array(padded.utf8).withUnsafeBufferPointer { CSSURLScanner.scan($0) }
+            #expect(fromScalars.map(\.value) == ["a.png", "b.png", "c.png", "s.css", "d.png", "e.png", "f).png", "font.woff", "g.png"])
+            #expect(fromBytes == fromScalars, "padding \(padding)")
+        }
+    }
+
     @Test("a URL in @font-face is a font whatever its extension: never fetched or rewritten")
     func fontFaceIsNeverAnImage() {
         let page = "<style>@font-face{font-family:F;src:url(font.svg),url(glyphs.png)} .x{background:url(real.png)}</style>"
