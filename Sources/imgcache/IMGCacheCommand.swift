@@ -18,7 +18,9 @@ struct IMGCacheCommand: AsyncParsableCommand {
     static func main() async {
         MallocTuning.forDownloads()
         #if canImport(CCurl)
-        if downloads(CommandLine.arguments) { CurlTransport.startLoading() }
+        if downloads(CommandLine.arguments) {
+            CurlTransport.startLoading(checkingSystemCAs: CommandLine.arguments.contains { $0.contains("https://") })
+        }
         #endif
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let split = LongInputList.split(arguments, commands: listCommands) else {

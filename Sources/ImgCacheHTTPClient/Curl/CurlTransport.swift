@@ -219,8 +219,28 @@ extension CurlTransport {
     /// its 32 libraries take about 9 ms to map, relocate and initialise, which then overlap the
     /// command's own start (parsing its arguments) instead of delaying its first request. A
     /// transport made meanwhile waits for the same load; a failure is reported as without this.
-    package static func startLoading() {
-        Thread.detachNewThread { _ = imgcache_curl_load() }
+    /// - Parameter checkingSystemCAs: the command names an https URL: check on the same thread
+    ///   whether the CA folder holds the CA bundle (``SystemBundleCheck``): the system's, or those
+    ///   `SSL_CERT_FILE` and `SSL_CERT_DIR` name instead, as ``CertificateTrust/fromEnvironment(adding:environment:)`` reads them.
+    package static func startLoading(checkingSystemCAs: Bool) {
+        if checkingSystemCAs { SystemBundleCheck.schedule() }
+        Thread.detachNewThread {
+            let loaded = imgcache_curl_load() == nil
+            guard checkingSystemCAs else { return }
+            // The first bundle and folder, as ``CurlTrustFiles`` will take them.
+            let trust = CertificateTrust.fromEnvironment()
+            var roots = (try? trust.rootFilesAndFolders()) ?? (files: [], folders: [])
+            if trust.roots.isEmpty, loaded {
+                let system = CurlTrustFiles.libcurlDefaults
+                roots.files += system.file.map { [$0] } ?? []
+                roots.folders += system.folder.map { [$0] } ?? []
+            }
+            if let bundle = roots.files.first, let folder = roots.folders.first {
+                SystemBundleCheck.check(bundle: bundle, folder: folder)
+            } else {
+                SystemBundleCheck.cancel()
+            }
+        }
     }
 }
 
