@@ -28,6 +28,9 @@ final class CurlMultiThread: @unchecked Sendable {
 
     private let options: Options
     private let multi: UnsafeMutableRawPointer
+    /// libcurl's cap on the streams of one HTTP/2 connection (`CURLMOPT_MAX_CONCURRENT_STREAMS`):
+    /// above any per-origin limit the downloader sets.
+    static let streamsPerConnection = 1 << 20
 
     // Shared with other threads, under `lock` (a condition too: what the thread waits on once its
     // transfers are over and the multi handle is freed).
@@ -72,6 +75,12 @@ final class CurlMultiThread: @unchecked Sendable {
         // the host of every plain-HTTP origin behind it, holding the transfers over it in a queue
         // where (in 7.88) their time-outs do not run.
         _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        // No cap of libcurl's own on the streams of a connection: at its default (100) it opened
+        // a second connection to an HTTP/2 host for the downloader's 101st request (`--max-streams`
+        // above 100). The downloader's per-origin limit decides how many requests are in flight,
+        // and nghttp2 keeps to the server's SETTINGS_MAX_CONCURRENT_STREAMS on the wire, holding
+        // back the requests beyond it until streams end.
+        _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, Self.streamsPerConnection)
         // Idle connections kept for reuse. libcurl's default keeps 4 per transfer then running, and
         // between one image's end and the next one's start few are running: a 2,000-image fetch over
         // HTTP/1.1 opened 43 to 98 connections to its one host, where 8 were enough.

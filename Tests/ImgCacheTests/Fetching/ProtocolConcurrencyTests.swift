@@ -55,6 +55,19 @@ struct ProtocolConcurrencyTests {
         try await fixture.close()
     }
 
+    @Test("a stream cap above 100 keeps to one connection where the server allows that many", arguments: CommandLineTransport.allCases)
+    func streamCapAboveAHundred(client: CommandLineTransport) async throws {
+        let policy = DownloadPolicy(perHostStreams: 150)
+        let fixture = try await DownloadFixture.make(policy: policy, wire: .https2, maxConcurrentStreams: 200, client: client)
+        // libcurl's own default cap (100 streams) made it open a second connection for the rest.
+        let outcomes = await fixture.downloader.fetchAll(slowImages(160, on: fixture.server, delay: .seconds(2)))
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.negotiatedProtocols == ["h2"], "one connection, HTTP/2")
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection > 100,
+                "\(fixture.server.maxConcurrentStreamsOnOneConnection) requests at once on the connection")
+        try await fixture.close()
+    }
+
     @Test("the global limit bounds every host together")
     func globalCap() async throws {
         let fixture = try await DownloadFixture.make(policy: DownloadPolicy(concurrency: 6), wire: .https2)
