@@ -22,31 +22,82 @@ struct IMGCacheCommand: AsyncParsableCommand {
             CurlTransport.startLoading(checkingSystemCAs: CommandLine.arguments.contains { $0.contains("https://") })
         }
         #endif
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        guard let split = LongInputList.split(arguments, commands: listCommands) else {
-            await main(arguments)
-            return
-        }
-        // What `main(_:)` does, with the whole list of inputs given to the parsed command.
+        await parseAndRun(Array(CommandLine.arguments.dropFirst()))
+        finishBackgroundWork()
+    }
+
+    /// What ArgumentParser's `main(_:)` does, except that a command line of many inputs is read
+    /// in one pass (``LongInputList``) and a command without subcommands is parsed on its own.
+    private static func parseAndRun(_ arguments: [String]) async {
         do {
+            guard let split = LongInputList.split(arguments, commands: listCommands) else {
+                let command = if let leaf = await parseLeafCommand(arguments) { leaf } else { try await asyncParseAsRoot(arguments) }
+                await run(command)
+                return
+            }
+            // The parsed command, given the whole list of inputs.
             var command = try await asyncParseAsRoot(split.arguments)
             if var listed = command as? any TakesInputList {
                 listed.inputList = split.inputs
                 // Wrong only with the whole list (`--output` with several pages): ArgumentParser
                 // reads the command line again, to say so exactly as it would have.
                 guard (try? listed.validate()) != nil else {
-                    await main(arguments)
+                    command = try await asyncParseAsRoot(arguments)
+                    await run(command)
                     return
                 }
                 command = listed
             }
+            await run(command)
+        } catch {
+            exitAfterBackgroundWork(withError: error)
+        }
+    }
+
+    /// Runs a parsed command as `main(_:)` does, its errors reported as the whole command's.
+    private static func run(_ command: any ParsableCommand) async {
+        do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
+                var command = command
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            exitAfterBackgroundWork(withError: error)
+        }
+    }
+
+    /// `exit(withError:)`, once libcurl's loading is over: exiting while its libraries initialise
+    /// crashed (`fetch --help` one time in five).
+    private static func exitAfterBackgroundWork(withError error: any Error) -> Never {
+        finishBackgroundWork()
+        exit(withError: error)
+    }
+
+    private static func finishBackgroundWork() {
+        #if canImport(CCurl)
+        CurlTransport.finishBackgroundWork()
+        #endif
+    }
+
+    /// The command a command line names first, parsed on its own when that command has no
+    /// subcommands and the rest of the line is valid for it; nil otherwise, and for help, errors
+    /// and the like, which the whole command then parses and words as usual. Parsed through the
+    /// whole command, ArgumentParser also built the named command's every argument twice more
+    /// (to see whether it takes all the remaining input): most of the 4 ms it took.
+    private static func parseLeafCommand(_ arguments: [String]) async -> (any ParsableCommand)? {
+        guard let name = arguments.first else { return nil }
+        let rest = Array(arguments.dropFirst())
+        // Only the command itself: a request for help parses as ArgumentParser's own help
+        // command, which would word the usage without `imgcache`.
+        switch name {
+        case FetchCommand._commandName: return (try? await FetchCommand.asyncParseAsRoot(rest)) as? FetchCommand
+        case WatchCommand._commandName: return (try? await WatchCommand.asyncParseAsRoot(rest)) as? WatchCommand
+        case DemoCommand._commandName: return (try? await DemoCommand.asyncParseAsRoot(rest)) as? DemoCommand
+        case RewriteCommand._commandName: return (try? RewriteCommand.parseAsRoot(rest)) as? RewriteCommand
+        case ListCommand._commandName: return (try? ListCommand.parseAsRoot(rest)) as? ListCommand
+        default: return nil
         }
     }
 
@@ -64,5 +115,6 @@ struct IMGCacheCommand: AsyncParsableCommand {
         let downloading: [any ParsableCommand.Type] = [FetchCommand.self, WatchCommand.self, DemoCommand.self]
         return downloading.contains { $0.configuration.commandName == subcommand }
             && !arguments.contains(HTTPClientChoice.asyncHTTPClient.rawValue)
+            && !arguments.contains("--help") && !arguments.contains("-h")
     }
 }

@@ -17,6 +17,20 @@
 /// otherwise why it is not (dlerror's message, or the symbol missing), in static storage.
 const char *imgcache_curl_load(void);
 
+/// Work on a thread of its own that the process must not exit in the middle of: libcurl's loading
+/// runs its libraries' initialisers (OpenSSL's among them), and an `exit` meanwhile (`--help`, a
+/// usage error) ran their finalisers under them, which crashed. Call `expected` once, on the
+/// thread that may exit, before the other thread starts: it makes `exit` wait for the work under
+/// way. The other thread does the work only when `begin` says true (false: the process is exiting),
+/// and then calls `end`.
+/// `wait` marks the process as exiting and returns once the work under way has ended: call it
+/// before `exit` (OpenSSL registers an exit handler of its own while it initialises, which runs
+/// before the one `expected` registers, and freed what the initialisation was still using).
+void imgcache_background_work_expected(void);
+_Bool imgcache_background_work_begin(void);
+void imgcache_background_work_end(void);
+void imgcache_background_work_wait(void);
+
 /// The CA bundle libcurl was built to use by default, or NULL.
 const char *imgcache_curl_default_ca_file(void);
 

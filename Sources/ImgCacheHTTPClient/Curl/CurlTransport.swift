@@ -222,9 +222,17 @@ extension CurlTransport {
     /// - Parameter checkingSystemCAs: the command names an https URL: check on the same thread
     ///   whether the CA folder holds the CA bundle (``SystemBundleCheck``): the system's, or those
     ///   `SSL_CERT_FILE` and `SSL_CERT_DIR` name instead, as ``CertificateTrust/fromEnvironment(adding:environment:)`` reads them.
+    /// Call ``finishBackgroundWork()`` before the process exits: exiting while libcurl's
+    /// libraries initialise (`fetch --help`, a usage error) crashed.
     package static func startLoading(checkingSystemCAs: Bool) {
+        imgcache_background_work_expected()
         if checkingSystemCAs { SystemBundleCheck.schedule() }
         Thread.detachNewThread {
+            guard imgcache_background_work_begin() else {
+                if checkingSystemCAs { SystemBundleCheck.cancel() }
+                return
+            }
+            defer { imgcache_background_work_end() }
             let loaded = imgcache_curl_load() == nil
             guard checkingSystemCAs else { return }
             // The first bundle and folder, as ``CurlTrustFiles`` will take them.
@@ -241,6 +249,12 @@ extension CurlTransport {
                 SystemBundleCheck.cancel()
             }
         }
+    }
+
+    /// Waits for the work ``startLoading(checkingSystemCAs:)`` began, and keeps it from beginning
+    /// if it has not: call it before `exit`.
+    package static func finishBackgroundWork() {
+        imgcache_background_work_wait()
     }
 }
 

@@ -23,6 +23,19 @@ struct CLITests {
         #expect(outcome.stdout.text == "<img src='imgcache://\(LocalImageNaming().localName(for: BrowserURL("https://example.com/a.gif")!)!)'>")
     }
 
+    @Test("a command that downloads, ended at once by its help or a usage error, exits as it should while libcurl loads", arguments: [
+        (["fetch", "--help"], Int32(0)), (["fetch", "--bogus"], Int32(64)), (["watch"], Int32(64)), (["fetch"], Int32(64)),
+    ])
+    func earlyExitWhileLibcurlLoads(arguments: [String], status: Int32) async throws {
+        // libcurl loads on a thread of its own from the start; an exit in the middle of its
+        // libraries' initialisers crashed one run in four.
+        for _ in 0..<25 {
+            let outcome = try await CommandRunner.runOffPool(arguments)
+            #expect(outcome.status == status, "\(arguments): \(outcome.stderr)")
+            if outcome.status != status { break }
+        }
+    }
+
     @Test("list into a reader that stops early (| head) ends quietly: no crash, no error text")
     func listIntoClosedPipe() async throws {
         let folder = try TemporaryFolder()
