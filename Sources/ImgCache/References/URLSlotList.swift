@@ -30,6 +30,11 @@ final class URLSlotList {
         index >= 7 ? largestChunk : firstChunk << index  // 64 << 7 == 8192
     }
 
+    /// How many slots chunk `index` of `chunkCount` holds: full, but for the last, which holds `lastCount`.
+    private static func slots(inChunk index: Int, of chunkCount: Int, lastCount: Int) -> Int {
+        index == chunkCount - 1 ? lastCount : capacity(ofChunk: index)
+    }
+
     func append(_ slot: consuming URLSlot) {
         if chunks.isEmpty || lastCount == Self.capacity(ofChunk: chunks.count - 1) {
             fullCount += chunks.isEmpty ? 0 : lastCount
@@ -48,8 +53,7 @@ final class URLSlotList {
         lastCount = 0
         fullCount = 0
         for (index, chunk) in taken.enumerated() {
-            let count = index == taken.count - 1 ? lastTaken : Self.capacity(ofChunk: index)
-            for offset in 0..<count {
+            for offset in 0..<Self.slots(inChunk: index, of: taken.count, lastCount: lastTaken) {
                 body((chunk + offset).move())
             }
             chunk.deallocate()
@@ -58,7 +62,7 @@ final class URLSlotList {
 
     deinit {
         for (index, chunk) in chunks.enumerated() {
-            chunk.deinitialize(count: index == chunks.count - 1 ? lastCount : Self.capacity(ofChunk: index))
+            chunk.deinitialize(count: Self.slots(inChunk: index, of: chunks.count, lastCount: lastCount))
             chunk.deallocate()
         }
     }

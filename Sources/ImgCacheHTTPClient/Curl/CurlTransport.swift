@@ -236,14 +236,9 @@ extension CurlTransport {
             let loaded = imgcache_curl_load() == nil
             guard checkingSystemCAs else { return }
             // The first bundle and folder, as ``CurlTrustFiles`` will take them.
-            let trust = CertificateTrust.fromEnvironment()
-            var roots = (try? trust.rootFilesAndFolders()) ?? (files: [], folders: [])
-            if trust.roots.isEmpty, loaded {
-                let system = CurlTrustFiles.libcurlDefaults
-                roots.files += system.file.map { [$0] } ?? []
-                roots.folders += system.folder.map { [$0] } ?? []
-            }
-            if let bundle = roots.files.first, let folder = roots.folders.first {
+            let system = loaded ? CurlTrustFiles.libcurlDefaults : (file: nil, folder: nil)
+            let roots = try? CurlTrustFiles.roots(of: .fromEnvironment(), system: system)
+            if let bundle = roots?.files.first, let folder = roots?.folders.first {
                 SystemBundleCheck.check(bundle: bundle, folder: folder)
             } else {
                 SystemBundleCheck.cancel()

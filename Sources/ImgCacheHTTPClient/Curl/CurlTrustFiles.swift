@@ -39,13 +39,7 @@ struct CurlTrustFiles: Sendable {
     /// - Throws: ``CertificateTrustError`` when a root is neither a file nor a folder, or the joined
     ///   file cannot be written.
     init(_ trust: CertificateTrust, system: (file: String?, folder: String?) = libcurlDefaults) throws {
-        let roots = try trust.rootFilesAndFolders()
-        var files = roots.files
-        var folders = roots.folders
-        if trust.roots.isEmpty {
-            if let bundle = system.file { files.append(bundle) }
-            if let folder = system.folder { folders.append(folder) }
-        }
+        var (files, folders) = try Self.roots(of: trust, system: system)
         // A file whose every certificate is in the folder adds nothing to it but the time OpenSSL
         // takes to read it. (The extra CA files are one or two certificates: not looked at.)
         if let folder = folders.first, !files.isEmpty {
@@ -87,6 +81,19 @@ struct CurlTrustFiles: Sendable {
         }
         file = path
         isTemporary = true
+    }
+
+    /// The CA files and folders `trust` stands for: its roots, or the system's bundle and folder
+    /// when it names none.
+    /// - Throws: ``CertificateTrustError`` when a root is neither a file nor a folder.
+    static func roots(of trust: CertificateTrust, system: (file: String?, folder: String?)) throws
+        -> (files: [String], folders: [String]) {
+        var roots = try trust.rootFilesAndFolders()
+        if trust.roots.isEmpty {
+            if let bundle = system.file { roots.files.append(bundle) }
+            if let folder = system.folder { roots.folders.append(folder) }
+        }
+        return roots
     }
 
     /// Sets a transfer's CA options. Both are always set: nil turns libcurl's default off

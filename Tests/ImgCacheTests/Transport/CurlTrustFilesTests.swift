@@ -46,6 +46,16 @@ struct CurlTrustFilesTests {
         return String(format: "%08lx", hash(certificate))
     }
 
+    /// A hashed folder (`certs`) and a bundle (`bundle.pem`) in `temporary`, each holding the test CA alone.
+    private static func folderAndBundleOfTheTestCA(in temporary: TemporaryFolder) throws -> (folder: String, bundle: String) {
+        let folder = temporary.path("certs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try pem(TestCertificates.caPath).write(toFile: folder + "/0badc0de.0", atomically: true, encoding: .utf8)
+        let bundle = temporary.path("bundle.pem")
+        try pem(TestCertificates.caPath).write(toFile: bundle, atomically: true, encoding: .utf8)
+        return (folder, bundle)
+    }
+
     /// Whether `folder` holds every certificate of `bundle` (a Bool, so that a failure prints no certificate).
     private static func covers(_ folder: String, _ bundle: String) -> Bool {
         HashedCertificateFolder(path: folder).holdsEveryCertificate(of: bundle)
@@ -115,11 +125,7 @@ struct CurlTrustFilesTests {
     @Test("the system's bundle is left out when the system's folder holds it, and so are SSL_CERT_FILE's; the extra CA files stay")
     func filesGivenToLibcurl() throws {
         let temporary = try TemporaryFolder()
-        let folder = temporary.path("certs")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Self.pem(TestCertificates.caPath).write(toFile: folder + "/0badc0de.0", atomically: true, encoding: .utf8)
-        let bundle = temporary.path("bundle.pem")
-        try Self.pem(TestCertificates.caPath).write(toFile: bundle, atomically: true, encoding: .utf8)
+        let (folder, bundle) = try Self.folderAndBundleOfTheTestCA(in: temporary)
         let extra = TestCertificates.untrustedCAPath
 
         let system = try CurlTrustFiles(.system, system: (bundle, folder))
@@ -146,10 +152,7 @@ struct CurlTrustFilesTests {
     @Test("a check of the system's bundle made while the command starts is waited for, used once, then made again")
     func checkMadeAhead() throws {
         let temporary = try TemporaryFolder()
-        let folder = temporary.path("certs")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Self.pem(TestCertificates.caPath).write(toFile: folder + "/0badc0de.0", atomically: true, encoding: .utf8)
-        let bundle = temporary.path("bundle.pem")
+        let (folder, bundle) = try Self.folderAndBundleOfTheTestCA(in: temporary)
         let whole = try Self.pem(TestCertificates.caPath)
         let withAnother = try whole + Self.pem(TestCertificates.untrustedCAPath)
         // The bundle holds a certificate the folder lacks, except while the check reads it.
