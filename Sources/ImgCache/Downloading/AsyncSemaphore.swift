@@ -22,12 +22,7 @@ final class AsyncSemaphore: @unchecked Sendable {
     var currentLimit: Int { lock.withLock { limit } }
 
     func wait() async {
-        let acquired = lock.withLock {
-            guard available > 0 else { return false }
-            available -= 1
-            return true
-        }
-        if acquired { return }
+        if tryWait() { return }
         await withCheckedContinuation { continuation in
             // A unit may have been released between the check above and now.
             let acquiredNow = lock.withLock {
@@ -39,6 +34,16 @@ final class AsyncSemaphore: @unchecked Sendable {
                 return false
             }
             if acquiredNow { continuation.resume() }
+        }
+    }
+
+    /// Takes a unit when one is free, without waiting; false when none is. (A free unit means
+    /// nobody waits: ``signal()`` hands units to waiters first.)
+    func tryWait() -> Bool {
+        lock.withLock {
+            guard available > 0 else { return false }
+            available -= 1
+            return true
         }
     }
 

@@ -43,8 +43,15 @@ struct HTTPExchange: Sendable {
     /// GETs `url` with `headers`. Succeeds with a 2xx (of an accepted format, when the policy
     /// names formats) or, when `acceptsNotModified`, a 304.
     func get(_ url: BrowserURL, headers: [(name: String, value: String)], acceptsNotModified: Bool = false) async -> Result<Success, Failure> {
+        await get(url, headers: headers, acceptsNotModified: acceptsNotModified, deadline: ContinuousClock.now + policy.timeout)
+    }
+
+    /// The same, for an exchange whose first request was sent already with `deadline` (see
+    /// ``request(for:headers:deadline:)``): `firstAttempt` gives what it came to.
+    func get(_ url: BrowserURL, headers: [(name: String, value: String)], acceptsNotModified: Bool, deadline: ContinuousClock.Instant,
+             firstAttempt: (@Sendable () async throws -> TransportResponse)? = nil) async -> Result<Success, Failure> {
         let clock = ContinuousClock()
-        let deadline = clock.now + policy.timeout
+        var firstAttempt = firstAttempt
         var current = url
         var redirects = 0
         var attempt = 0
@@ -53,15 +60,19 @@ struct HTTPExchange: Sendable {
         while true {
             let failure: DownloadFailure
             do {
-                let request = TransportRequest(url: current.serializedWithoutFragment, headers: headers,
-                                               maxBytes: policy.maxBytes, deadline: deadline,
-                                               privateNetworks: policy.privateNetworks)
-                let transport = self.transport
-                // The deadline is kept here unless the transport keeps it itself: a server that
-                // drips one byte a second must not hold a run, whatever a transport does with bodies.
-                let response = transport.keepsDeadlines
-                    ? try await transport.sendCheckingAddresses(request)
-                    : try await withDeadline(deadline) { try await transport.sendCheckingAddresses(request) }
+                let response: TransportResponse
+                if let sent = firstAttempt {
+                    firstAttempt = nil
+                    response = try await sent()
+                } else {
+                    let request = self.request(for: current, headers: headers, deadline: deadline)
+                    let transport = self.transport
+                    // The deadline is kept here unless the transport keeps it itself: a server that
+                    // drips one byte a second must not hold a run, whatever a transport does with bodies.
+                    response = transport.keepsDeadlines
+                        ? try await transport.sendCheckingAddresses(request)
+                        : try await withDeadline(deadline) { try await transport.sendCheckingAddresses(request) }
+                }
                 observe?(response.httpVersion, current)
                 switch response.status {
                 case 301, 302, 303, 307, 308:
@@ -84,11 +95,10 @@ struct HTTPExchange: Sendable {
                 case 304 where acceptsNotModified:
                     return .success(Success(response: response, url: current))
                 case 200..<300:
-                    guard let accepted = policy.acceptedFormats else { return .success(Success(response: response, url: current)) }
-                    guard let format = ImageFormat.detect(response.body), accepted.contains(format) else {
+                    guard let success = success(response, from: current) else {
                         return fail(.notAnImage(contentType: response.header("Content-Type"), byteCount: response.body.count))
                     }
-                    return .success(Success(response: response, url: current, format: format))
+                    return .success(success)
                 case 500..<600:
                     failure = .httpStatus(response.status)
                 default:
@@ -129,6 +139,29 @@ struct HTTPExchange: Sendable {
             // Woken past the deadline (the process was busy): the last failure is the reason.
             guard clock.now < deadline else { return fail(.noTimeToRetry(last: failure)) }
         }
+    }
+
+    /// The request of an attempt at `url`.
+    func request(for url: BrowserURL, headers: [(name: String, value: String)], deadline: ContinuousClock.Instant) -> TransportRequest {
+        TransportRequest(url: url.serializedWithoutFragment, headers: headers, maxBytes: policy.maxBytes, deadline: deadline,
+                         privateNetworks: policy.privateNetworks)
+    }
+
+    /// The success a 2xx `response` from `url` ends the exchange with: nil when its body is not
+    /// in a format the policy accepts.
+    func success(_ response: TransportResponse, from url: BrowserURL) -> Success? {
+        guard let accepted = policy.acceptedFormats else { return Success(response: response, url: url) }
+        guard let format = ImageFormat.detect(response.body), accepted.contains(format) else { return nil }
+        return Success(response: response, url: url, format: format)
+    }
+
+    /// The success the first response of an exchange ends it with at once, with nothing more to
+    /// send or wait for: a 2xx in an accepted format, whose HTTP version is then observed as `get`
+    /// observes it. Nil for any other response (which `get` goes on from).
+    func immediateSuccess(_ response: TransportResponse, from url: BrowserURL) -> Success? {
+        guard (200..<300).contains(response.status), let success = success(response, from: url) else { return nil }
+        observe?(response.httpVersion, url)
+        return success
     }
 
     /// `text` as it goes in a message: whole up to 200 characters, otherwise its start, so that a

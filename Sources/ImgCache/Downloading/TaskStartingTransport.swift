@@ -14,4 +14,35 @@ package protocol TaskStartingTransport: ImageTransport {
     /// `access`: what it waits for resumes it there, and the tasks it starts there are handed in
     /// without a wake-up.
     func preferringThread<T: Sendable>(for access: PrivateNetworkAccess, _ operation: () async -> T) async -> T
+
+    /// Sends `request` with no task waiting for it, and calls `completion` once, on the
+    /// transport's thread, with what it came to; `cancellation` is told how to stop it. False,
+    /// with nothing sent, when the request needs ``ImageTransport/send(_:)``.
+    ///
+    /// Most images need nothing after their response but the cache write: sent this way, they
+    /// cost no task, continuation or cancellation handler, and no hop back to a task per response.
+    func send(_ request: TransportRequest, cancelledBy cancellation: FetchCancellation,
+              then completion: @escaping @Sendable (SentRequest) -> Void) -> Bool
+}
+
+extension TaskStartingTransport {
+    /// Not offered unless a transport does: every request goes through ``ImageTransport/send(_:)``.
+    package func send(_ request: TransportRequest, cancelledBy cancellation: FetchCancellation,
+                      then completion: @escaping @Sendable (SentRequest) -> Void) -> Bool {
+        false
+    }
+}
+
+/// What a request sent without a task came to (``TaskStartingTransport/send(_:cancelledBy:then:)``).
+package struct SentRequest: Sendable {
+    /// The response, when there is one.
+    package var response: TransportResponse?
+    /// The outcome as ``ImageTransport/send(_:)`` gives it: the response, or the error it throws,
+    /// worded as the transport words it (which may take another look at the server).
+    package var outcome: @Sendable () async throws -> TransportResponse
+
+    package init(response: TransportResponse?, outcome: @escaping @Sendable () async throws -> TransportResponse) {
+        self.response = response
+        self.outcome = outcome
+    }
 }

@@ -7,8 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// One GET on libcurl: the request, what has arrived of the response, and the continuation the
-/// caller waits on.
+/// One GET on libcurl: the request, what has arrived of the response, and what is called with
+/// its outcome.
 ///
 /// After ``CurlMultiThread/submit(_:)`` it belongs to the multi thread: libcurl calls its
 /// callbacks there, and only there is it read or changed, until `finish` resumes the caller.
@@ -16,8 +16,9 @@ final class CurlTransfer: @unchecked Sendable {
     let request: TransportRequest
     /// The proxy URL (`http://host:port`), or nil to connect directly.
     let proxy: String?
-    /// Set by the caller before the transfer is submitted.
-    var continuation: CheckedContinuation<TransportResponse, any Error>?
+    /// Called once, on the multi thread, with the outcome; set by the caller before the transfer
+    /// is submitted.
+    var completion: ((Result<TransportResponse, any Error>) -> Void)?
 
     // The response as it arrives. A new status line (after a `100 Continue`, say) starts afresh.
     private(set) var status = 0
@@ -65,13 +66,14 @@ final class CurlTransfer: @unchecked Sendable {
         imgcache_curl_slist_free_all(resolveList)
     }
 
-    /// Resumes the caller, once; later calls do nothing.
+    /// Hands the caller the outcome, once; later calls do nothing.
     func finish(_ result: Result<TransportResponse, any Error>) {
-        continuation?.resume(with: result)
-        continuation = nil
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
     }
 
-    var isFinished: Bool { continuation == nil }
+    var isFinished: Bool { completion == nil }
 
     /// libcurl's message for the failure, if it wrote one.
     var errorMessage: String {

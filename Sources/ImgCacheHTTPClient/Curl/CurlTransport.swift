@@ -121,17 +121,14 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
             // The proxy connects, so only the names can be checked here.
             try await HostAddressCheck.check(request.url, access: request.privateNetworks)
         }
-        let proxyURL = proxyEndpoint.map { endpoint in
-            endpoint.host.contains(":") ? "http://[\(endpoint.host)]:\(endpoint.port)" : "http://\(endpoint.host):\(endpoint.port)"
-        }
         guard let thread = thread(for: request.privateNetworks) else {
             throw TransportError.connection("the transport is shut down")
         }
-        let transfer = CurlTransfer(request: request, proxy: proxyURL)
+        let transfer = CurlTransfer(request: request, proxy: Self.url(of: proxyEndpoint))
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    transfer.continuation = continuation
+                    transfer.completion = { continuation.resume(with: $0) }
                     if !thread.submit(transfer) {
                         transfer.finish(.failure(TransportError.connection("the transport is shut down")))
                     }
@@ -141,6 +138,40 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
             }
         } catch let failure as CurlFailure {
             throw await transportError(for: failure, request: request, throughProxy: proxyEndpoint != nil)
+        }
+    }
+
+    /// Sends one GET with no task waiting for it; see ``TaskStartingTransport``. Not for a
+    /// request that `send` refuses at once, nor one through a proxy with private networks denied
+    /// (whose host is looked up and checked first).
+    package func send(_ request: TransportRequest, cancelledBy cancellation: FetchCancellation,
+                      then completion: @escaping @Sendable (SentRequest) -> Void) -> Bool {
+        guard request.url.hasPrefixIgnoringASCIICase("https://") || request.url.hasPrefixIgnoringASCIICase("http://"),
+              request.deadline > ContinuousClock.now else { return false }
+        let proxyEndpoint = proxy.proxy(for: request.url)
+        guard proxyEndpoint == nil || !request.privateNetworks.isRestricted,
+              let thread = thread(for: request.privateNetworks) else { return false }
+        let transfer = CurlTransfer(request: request, proxy: Self.url(of: proxyEndpoint))
+        transfer.completion = { [self] result in
+            switch result {
+            case .success(let response):
+                completion(SentRequest(response: response, outcome: { response }))
+            case .failure(let failure as CurlFailure):
+                completion(SentRequest(response: nil, outcome: {
+                    throw await self.transportError(for: failure, request: request, throughProxy: proxyEndpoint != nil)
+                }))
+            case .failure(let error):
+                completion(SentRequest(response: nil, outcome: { throw error }))
+            }
+        }
+        cancellation.onCancel { thread.cancel(transfer) }
+        return thread.submit(transfer)
+    }
+
+    /// The URL libcurl takes for a proxy (`http://host:port`), nil for none.
+    private static func url(of proxy: (host: String, port: Int)?) -> String? {
+        proxy.map { endpoint in
+            endpoint.host.contains(":") ? "http://[\(endpoint.host)]:\(endpoint.port)" : "http://\(endpoint.host):\(endpoint.port)"
         }
     }
 

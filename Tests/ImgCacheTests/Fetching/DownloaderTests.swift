@@ -230,6 +230,54 @@ struct DownloaderTests {
         try await fresh.close()
     }
 
+    @Test("images fetched together end as each does alone: redirected, retried, revalidated, refused, too large, timed out",
+          arguments: [Wire.http, .https2], CommandLineTransport.allCases)
+    func fetchAllOutcomes(wire: Wire, client: CommandLineTransport) async throws {
+        // Two requests at a time, so that most images wait for a slot and some do not.
+        let policy = DownloadPolicy(perHostConcurrency: 2, perHostStreams: 2, timeout: .seconds(3), retryDelay: .milliseconds(20),
+                                    maxBytes: 10_000)
+        let fixture = try await DownloadFixture.make(policy: policy, cache: CachePolicy(maxAge: 0), wire: wire, client: client)
+        let server = fixture.server
+        let png = TestImages.png()
+        server.route("/moved.png", .redirect(to: "/target.png"))
+        server.route("/target.png", .image(bytes: png, contentType: "image/png"))
+        server.route("/flaky.png", .sequence([.status(503), .image(bytes: png, contentType: "image/png")]))
+        server.route("/kept.png", .image(bytes: png, contentType: "image/png", etag: "\"k1\""))
+        server.route("/gone.png", .status(404))
+        server.route("/page.png", .status(200, body: Array("<html>not an image</html>".utf8), contentType: "image/png"))
+        server.route("/big.png", .image(bytes: TestImages.png(byteCount: 50_000), contentType: "image/png"))
+        server.route("/loop.png", .redirect(to: "/loop.png"))
+        server.route("/slow.png", .drip(bytes: TestImages.png(byteCount: 400), interval: .milliseconds(100)))
+        let plain = (0..<6).map { "/plain\($0).png" }
+        for path in plain { server.route(path, .image(bytes: png, contentType: "image/png")) }
+        // Stored before, stale now (a maximum age of 0): revalidated.
+        #expect(await fixture.fetch("/kept.png").status == .downloaded)
+
+        let paths = ["/moved.png", "/flaky.png", "/kept.png", "/gone.png", "/page.png", "/big.png", "/loop.png", "/slow.png"] + plain
+        let outcomes = await fixture.downloader.fetchAll(paths.map { BrowserURL(server.url($0))! })
+        let byPath = Dictionary(uniqueKeysWithValues: zip(paths, outcomes))
+        #expect(byPath["/moved.png"]?.status == .downloaded)
+        #expect(fixture.store.contents(for: BrowserURL(server.url("/moved.png"))!)?.bytes == png)
+        #expect(byPath["/flaky.png"]?.status == .downloaded)
+        #expect(byPath["/kept.png"]?.status == .revalidated)
+        #expect(server.requests("/kept.png").last?.header("If-None-Match") == "\"k1\"")
+        #expect(byPath["/gone.png"]?.failure == .httpStatus(404))
+        #expect(byPath["/page.png"]?.failure?.description.contains("not an image") == true)
+        #expect(byPath["/big.png"]?.failure?.description.contains("10000-byte limit") == true)
+        #expect(byPath["/loop.png"]?.failure == .tooManyRedirects(limit: 5))
+        #expect(byPath["/slow.png"]?.failure?.description.contains("timed out") == true)
+        for path in plain { #expect(byPath[path]?.status == .downloaded, "\(path)") }
+        for path in ["/gone.png", "/page.png", "/big.png", "/loop.png", "/slow.png"] { #expect(!fixture.isCached(path), "\(path)") }
+        // Each response was acted on once: none sent again.
+        let expectedRequests = ["/moved.png": 1, "/target.png": 1, "/flaky.png": 2, "/kept.png": 2, "/gone.png": 1, "/page.png": 1,
+                                "/big.png": 1, "/loop.png": 6, "/slow.png": 1]
+        for (path, count) in expectedRequests { #expect(server.requestCount(path) == count, "\(path)") }
+        for path in plain { #expect(server.requestCount(path) == 1, "\(path)") }
+        #expect(server.maxConcurrentRequests <= 2)
+        #expect(fixture.downloader.outstandingCount == 0)
+        try await fixture.close()
+    }
+
     @Test("images from hosts off the allow-list are skipped without a request")
     func allowList() async throws {
         let fixture = try await DownloadFixture.make(policy: DownloadPolicy(allowedHosts: ["images.example.com"]))
