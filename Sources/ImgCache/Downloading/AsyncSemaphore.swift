@@ -1,15 +1,30 @@
 import Foundation
 
 /// Limits how many tasks do something at once; waiters resume in arrival order.
-/// A semaphore for async code: waiting suspends the task instead of blocking a thread.
+/// A semaphore for async code: waiting suspends the task instead of blocking a thread, or leaves
+/// a closure to call once a unit is taken (``wait(then:)``), which needs no task at all.
 ///
 /// The limit can be changed while units are held (``setLimit(_:)``): raising it resumes waiters
 /// at once; lowering it takes effect as holders signal, without interrupting anybody.
 final class AsyncSemaphore: @unchecked Sendable {
+    /// Who waits for a unit.
+    private enum Waiter {
+        case task(CheckedContinuation<Void, Never>)
+        case call(@Sendable () -> Void)
+
+        /// Hands the waiter its unit.
+        func resume() {
+            switch self {
+            case .task(let continuation): continuation.resume()
+            case .call(let body): body()
+            }
+        }
+    }
+
     // Guarded by `lock`. `available` goes below zero when the limit was lowered under holders.
     private var limit: Int
     private var available: Int
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var waiters: [Waiter] = []
     private var head = 0
     private let lock = NSLock()
 
@@ -30,16 +45,30 @@ final class AsyncSemaphore: @unchecked Sendable {
                     available -= 1
                     return true
                 }
-                waiters.append(continuation)
+                waiters.append(.task(continuation))
                 return false
             }
             if acquiredNow { continuation.resume() }
         }
     }
 
+    /// Takes a unit and calls `body` holding it: at once when one is free, otherwise on the thread
+    /// of the ``signal()`` or ``setLimit(_:)`` that hands it over.
+    func wait(then body: @escaping @Sendable () -> Void) {
+        let acquired = lock.withLock {
+            if available > 0 {
+                available -= 1
+                return true
+            }
+            waiters.append(.call(body))
+            return false
+        }
+        if acquired { body() }
+    }
+
     /// Takes a unit when one is free, without waiting; false when none is. (A free unit means
     /// nobody waits: ``signal()`` hands units to waiters first.)
-    func tryWait() -> Bool {
+    private func tryWait() -> Bool {
         lock.withLock {
             guard available > 0 else { return false }
             available -= 1
@@ -48,7 +77,7 @@ final class AsyncSemaphore: @unchecked Sendable {
     }
 
     func signal() {
-        let next: CheckedContinuation<Void, Never>? = lock.withLock {
+        let next: Waiter? = lock.withLock {
             guard available >= 0, let next = popWaiter() else {
                 available += 1
                 return nil
@@ -60,22 +89,22 @@ final class AsyncSemaphore: @unchecked Sendable {
 
     /// Makes `newLimit` units exist (at least one). Waiters that now fit are resumed.
     func setLimit(_ newLimit: Int) {
-        let resumed: [CheckedContinuation<Void, Never>] = lock.withLock {
+        let resumed: [Waiter] = lock.withLock {
             let newLimit = max(1, newLimit)
             available += newLimit - limit
             limit = newLimit
-            var resumed: [CheckedContinuation<Void, Never>] = []
+            var resumed: [Waiter] = []
             while available > 0, let next = popWaiter() {
                 available -= 1
                 resumed.append(next)
             }
             return resumed
         }
-        for continuation in resumed { continuation.resume() }
+        for waiter in resumed { waiter.resume() }
     }
 
-    /// The longest-waiting continuation, removed; call with `lock` held.
-    private func popWaiter() -> CheckedContinuation<Void, Never>? {
+    /// The longest waiter, removed; call with `lock` held.
+    private func popWaiter() -> Waiter? {
         guard head < waiters.count else { return nil }
         let next = waiters[head]
         head += 1

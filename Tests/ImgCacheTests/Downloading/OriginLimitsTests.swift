@@ -70,6 +70,27 @@ struct OriginLimitsTests {
         #expect(entered.value == 1)
         #expect(semaphore.currentLimit == 1)
     }
+
+    @Test func aClosureWaitsInLineWithTasksAndRunsInTheSignalThatFreesItsUnit() async {
+        let semaphore = AsyncSemaphore(value: 1)
+        let entered = ThreadLocked<[String]>([])
+        semaphore.wait { entered.withLock { $0.append("first") } }
+        #expect(entered.withLock { $0 } == ["first"], "a free unit: called at once")
+        let task = Task {
+            await semaphore.wait()
+            entered.withLock { $0.append("task") }
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        semaphore.wait { entered.withLock { $0.append("after the task") } }
+        #expect(entered.withLock { $0 } == ["first"])
+        // The task came first: the unit goes to it.
+        semaphore.signal()
+        await task.value
+        #expect(entered.withLock { $0 } == ["first", "task"])
+        // The closure is called by the signal itself, before it returns.
+        semaphore.signal()
+        #expect(entered.withLock { $0 } == ["first", "task", "after the task"])
+    }
 }
 
 /// A thread-safe count for the tests above.
