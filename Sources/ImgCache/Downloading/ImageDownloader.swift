@@ -173,13 +173,6 @@ final class ImageDownloader: Sendable {
 
     /// The same, for images whose names the caller may already have made.
     func fetchAll(_ images: [ImageToFetch]) async -> [DownloadOutcome] {
-        // On the transport's thread, when it has one: the outcomes that wake this call are handed
-        // in there, and the requests it starts next go out from there.
-        guard let taskStarter else { return await fetchAllHere(images) }
-        return await taskStarter.preferringThread(for: policy.privateNetworks) { await fetchAllHere(images) }
-    }
-
-    private func fetchAllHere(_ images: [ImageToFetch]) async -> [DownloadOutcome] {
         fetches.withLock { $0.activeCalls += 1 }
         defer {
             fetches.withLock { fetches in
@@ -248,29 +241,42 @@ final class ImageDownloader: Sendable {
             outcomes[index] = outcome
             for same in repeats[index] ?? [] { outcomes[same] = outcome }
         }
-        return await withTaskCancellationHandler {
-            startWhatFits()
-            while running > 0 {
-                for (index, origin, outcome) in await ended.takeAll() {
-                    settle(index, outcome)
-                    running -= 1
-                    queue.finished(origin)
-                }
-                if Task.isCancelled {
-                    // The caller gave up: the rest are not started (and those still waiting for a
-                    // request slot end without sending theirs); those in flight are waited for.
-                    for index in queue.drain() {
-                        if known[index] != nil { counter.decrement() }
-                        settle(index, finish(cancelledOutcome(for: images[index].url)))
+        func startAndCollect() async -> [DownloadOutcome] {
+            await withTaskCancellationHandler {
+                startWhatFits()
+                while running > 0 {
+                    for (index, origin, outcome) in await ended.takeAll() {
+                        settle(index, outcome)
+                        running -= 1
+                        queue.finished(origin)
                     }
-                } else {
-                    startWhatFits()
+                    if Task.isCancelled {
+                        // The caller gave up: the rest are not started (and those still waiting for a
+                        // request slot end without sending theirs); those in flight are waited for.
+                        for index in queue.drain() {
+                            if known[index] != nil { counter.decrement() }
+                            settle(index, finish(cancelledOutcome(for: images[index].url)))
+                        }
+                    } else {
+                        startWhatFits()
+                    }
                 }
+                return outcomes.compactMap { $0 }
+            } onCancel: {
+                gaveUp.set()
             }
-            return outcomes.compactMap { $0 }
-        } onCancel: {
-            gaveUp.set()
         }
+        // Where this call waits for its outcomes and starts the next requests. While its origins
+        // take a few requests each (HTTP/1.1), on the transport's thread when it has one: the
+        // outcomes are handed in there and the requests go out from there, with no hop between
+        // threads. Once one takes many (HTTP/2), libcurl's streams keep that thread busy, and
+        // this runs beside it instead, on the cooperative pool. Measured on 2,000 images from
+        // loopback (15 alternating runs): over HTTPS and HTTP/2 0.168 -> 0.150 s wall at the same
+        // CPU time; over plain HTTP, the pool 0.127 -> 0.136 s wall.
+        if let taskStarter, hostLimits.allSatisfy({ $0.currentLimit <= policy.perHostConcurrency }) {
+            return await taskStarter.preferringThread(for: policy.privateNetworks) { await startAndCollect() }
+        }
+        return await startAndCollect()
     }
 
     /// What `slot` holds: reading a dictionary's `[key, default:]` through `inout` stores the default
