@@ -20,10 +20,40 @@ struct CacheFolderSession {
     /// Deletes an entry's image and records the removal. Returns whether there was anything to delete.
     @discardableResult
     mutating func removeEntry(_ localName: String) throws -> Bool {
-        let hadImage = try CacheFileSystem.removeFile(at: layout.imagePath(localName))
         let hadRecord = index[localName] != nil
-        if hadRecord { try record([.removed(localName: localName)]) }
-        return hadImage || hadRecord
+        let hadImage = try remove(hadRecord ? [localName] : [], alsoDeleting: hadRecord ? nil : localName)
+        return hadImage > 0 || hadRecord
+    }
+
+    /// Removes the entries `localNames` (recorded): their removals are appended to the index first,
+    /// then their images deleted. A process killed in between leaves images no record names (never
+    /// served, and `prune` deletes them), never a record whose image is gone. An image that cannot
+    /// be deleted (a folder shared with another user, say) makes its entry an entry again, and the
+    /// first such error is thrown. `alsoDeleting` names an image with no record to delete as well.
+    /// Returns how many images were deleted.
+    @discardableResult
+    private mutating func remove(_ localNames: [String], alsoDeleting unrecorded: String? = nil) throws -> Int {
+        let appended = localNames.isEmpty ? [] : try file.append(localNames.map { .removed(localName: $0) }, durable: durable)
+        var deleted = 0
+        var kept: [CacheEntryMetadata] = []
+        var failure: (any Error)?
+        for localName in localNames + (unrecorded.map { [$0] } ?? []) {
+            do {
+                if try CacheFileSystem.removeFile(at: layout.imagePath(localName)) { deleted += 1 }
+            } catch {
+                // Still in the index held here (the removals are applied below).
+                if let metadata = index.lookUp(localName) { kept.append(metadata) }
+                failure = failure ?? error
+            }
+        }
+        index.apply(appended)
+        if !kept.isEmpty {
+            try record(kept.map { .entry($0) })
+            // They go back into the order, rebuilt when next needed.
+            index.forgetEvictionOrder()
+        }
+        if let failure { throw failure }
+        return deleted
     }
 
     /// The entry `url` had under another name than `localName`, if any: an image whose URL names
@@ -36,33 +66,24 @@ struct CacheFolderSession {
 
     /// Evicts least-recently-used entries until the index is within `maxTotalBytes`, never
     /// `protected` (the entry just stored, which the caller already checked fits on its own).
-    /// The images go one by one and their removals are recorded in one append: evicting half of
-    /// a 100,000-entry cache is one write to the index, not 50,000.
-    /// Returns how many entries were evicted.
+    /// Their removals are recorded in one append before the images go (see
+    /// ``remove(_:alsoDeleting:)``): evicting half of a 100,000-entry cache is one write to the
+    /// index, not 50,000. Returns how many entries were evicted.
     @discardableResult
     mutating func evict(toFit maxTotalBytes: Int, protecting protected: String?) throws -> Int {
         var remainingBytes = index.totalBytes
-        var removals: [CacheIndexRecord] = []
+        var victims: [String] = []
         var chosen = Set<String>()
-        var failure: (any Error)?
         while remainingBytes > maxTotalBytes, let victim = index.popLeastRecentlyUsed(excluding: protected) {
             // The queue may hold a victim twice (stored twice at the same instant) until its
-            // removal is applied below.
+            // removal is applied.
             guard let byteCount = index.byteCount(of: victim), chosen.insert(victim).inserted else { continue }
-            do {
-                try CacheFileSystem.removeFile(at: layout.imagePath(victim))
-            } catch {
-                // It stays an entry, so it goes back into the order (rebuilt when next needed).
-                index.forgetEvictionOrder()
-                failure = error
-                break
-            }
             remainingBytes -= byteCount
-            removals.append(.removed(localName: victim))
+            victims.append(victim)
         }
-        try record(removals)
-        if let failure { throw failure }
-        return removals.count
+        guard !victims.isEmpty else { return 0 }
+        try remove(victims)
+        return victims.count
     }
 
     /// Replaces the index file with a snapshot once it is several times longer than one would be

@@ -121,6 +121,33 @@ struct ImageCacheStoreTests {
         #expect(store.stats().entryCount == 3)
     }
 
+    @Test("an image eviction cannot delete stays an entry, and goes once it can")
+    func undeletableImageStaysAnEntry() throws {
+        let folder = try CacheTestFolder()
+        let store = try ImageCacheStore(directory: folder.path, policy: CachePolicy(maxTotalBytes: 300))
+        let (a, b, c, d, e) = (CacheTestData.url("a"), CacheTestData.url("b"), CacheTestData.url("c"),
+                               CacheTestData.url("d"), CacheTestData.url("e"))
+        let stored = try store.storeEntry(CacheTestData.bytes(100, seed: 1), for: a, contentType: nil, etag: nil, lastModified: nil, now: t0)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 2), for: b, contentType: nil, etag: nil, lastModified: nil, now: t0 + 1)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 3), for: c, contentType: nil, etag: nil, lastModified: nil, now: t0 + 2)
+        // A's image becomes something `unlink` refuses (a folder with a file in it).
+        let imagePath = try #require(store.path(for: a))
+        try FileManager.default.removeItem(atPath: imagePath)
+        try FileManager.default.createDirectory(atPath: imagePath + "/inside", withIntermediateDirectories: true)
+
+        // Over the cap: A, the least recently used, cannot go; D is stored all the same.
+        try store.storeEntry(CacheTestData.bytes(100, seed: 4), for: d, contentType: nil, etag: nil, lastModified: nil, now: t0 + 3)
+        #expect(store.recordedEntries()[stored.localName] != nil, "still an entry")
+        for kept in [b, c, d] { #expect(store.lookup(kept, now: t0 + 3) != .missing, "nothing else went in its place") }
+
+        // Once it can be deleted, the next store evicts it and the folder is within its cap.
+        try FileManager.default.removeItem(atPath: imagePath)
+        try store.storeEntry(CacheTestData.bytes(100, seed: 5), for: e, contentType: nil, etag: nil, lastModified: nil, now: t0 + 4)
+        #expect(store.recordedEntries()[stored.localName] == nil)
+        #expect(store.stats().totalBytes <= 300)
+        for kept in [c, d, e] { #expect(store.lookup(kept, now: t0 + 4) != .missing) }
+    }
+
     @Test("an image larger than the whole cap is refused without evicting anything")
     func imageLargerThanCap() throws {
         let folder = try CacheTestFolder()
