@@ -165,8 +165,9 @@ final class ImageDownloader: Sendable {
     /// Every image that must come from the network counts as outstanding from the start. Requests
     /// are started per origin as its limit allows (raised as soon as it answers over HTTP/2), so
     /// the tasks alive are the requests in flight, not the queue: a page of 2,000 images from one
-    /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones, and a slow host never holds up
-    /// another's images.
+    /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones (over libcurl, none: see
+    /// ``sendWithoutTask(_:urlName:lookup:hostLimit:callerGaveUp:cancellation:sender:end:)``), and
+    /// a slow host never holds up another's images.
     func fetchAll(_ urls: [BrowserURL]) async -> [DownloadOutcome] {
         await fetchAll(urls.map { ImageToFetch($0) })
     }

@@ -1,5 +1,5 @@
 /// A transport that runs the downloader's per-image tasks itself, on the thread that makes its
-/// requests.
+/// requests, and sends an image's request with no task at all where it can.
 ///
 /// A response then resumes the task waiting for it on the thread that received it, with no
 /// wake-up of another thread; the task's next request is handed in there too. The command line's
@@ -25,24 +25,3 @@ package protocol TaskStartingTransport: ImageTransport {
               then completion: @escaping @Sendable (SentRequest) -> Void) -> Bool
 }
 
-extension TaskStartingTransport {
-    /// Not offered unless a transport does: every request goes through ``ImageTransport/send(_:)``.
-    package func send(_ request: TransportRequest, cancelledBy cancellation: FetchCancellation,
-                      then completion: @escaping @Sendable (SentRequest) -> Void) -> Bool {
-        false
-    }
-}
-
-/// What a request sent without a task came to (``TaskStartingTransport/send(_:cancelledBy:then:)``).
-package struct SentRequest: Sendable {
-    /// The response, when there is one.
-    package var response: TransportResponse?
-    /// The outcome as ``ImageTransport/send(_:)`` gives it: the response, or the error it throws,
-    /// worded as the transport words it (which may take another look at the server).
-    package var outcome: @Sendable () async throws -> TransportResponse
-
-    package init(response: TransportResponse?, outcome: @escaping @Sendable () async throws -> TransportResponse) {
-        self.response = response
-        self.outcome = outcome
-    }
-}
