@@ -30,7 +30,12 @@ struct DemoCommandTests {
         let folder = try TemporaryFolder()
         let copy = folder.url.appendingPathComponent("bin/imgcache")
         try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: CommandRunner.executable, to: copy)
+        // Copied by `cp`, not by this process: a file this process holds open for writing is
+        // inherited by whatever another test forks meanwhile, and the copy then fails to start
+        // with "Text file busy" (ETXTBSY) until that child has exec'd.
+        let cp = try Process.run(URL(fileURLWithPath: "/bin/cp"), arguments: [CommandRunner.executable.path, copy.path])
+        cp.waitUntilExit()
+        try #require(cp.terminationStatus == 0, "cp failed")
         let outcome = try await CommandRunner.runOffPool(["demo", "--out", "out", "--debounce", "0"], in: folder.url,
                                                          executable: copy)
         #expect(outcome.status == 0, "\(outcome.stderr)")
