@@ -23,59 +23,35 @@ struct ThreadLocked<Value>: @unchecked Sendable {
 
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in
-            Storage.lock(mutex)
-            defer { Storage.unlock(mutex) }
+            Storage.check(pthread_mutex_lock(mutex), "pthread_mutex_lock")
+            defer { Storage.check(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
             return try body(&value.pointee)
         }
     }
 
-    /// The value as the header, the mutex as the one element.
-    private final class Storage: ManagedBuffer<Value, Storage.Primitive> {
-        #if canImport(Darwin)
-        typealias Primitive = os_unfair_lock
-        #else
-        typealias Primitive = pthread_mutex_t
-        #endif
-
+    /// The value as the header, the mutex as the one element. A POSIX mutex on every platform,
+    /// Darwin's included (where `NSLock` is one too), so that the code Apple platforms run is the
+    /// code the tests run here.
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         static func make(_ value: Value) -> Storage {
             let buffer = create(minimumCapacity: 1) { _ in value }
             let storage = unsafeDowncast(buffer, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { mutex in
-                #if canImport(Darwin)
-                mutex.initialize(to: os_unfair_lock())
-                #else
                 mutex.initialize(to: pthread_mutex_t())
-                let failure = pthread_mutex_init(mutex, nil)
-                precondition(failure == 0, "pthread_mutex_init failed: \(failure)")
-                #endif
+                check(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
             }
             return storage
         }
 
-        static func lock(_ mutex: UnsafeMutablePointer<Primitive>) {
-            #if canImport(Darwin)
-            os_unfair_lock_lock(mutex)
-            #else
-            let failure = pthread_mutex_lock(mutex)
-            precondition(failure == 0, "pthread_mutex_lock failed: \(failure)")
-            #endif
-        }
-
-        static func unlock(_ mutex: UnsafeMutablePointer<Primitive>) {
-            #if canImport(Darwin)
-            os_unfair_lock_unlock(mutex)
-            #else
-            let failure = pthread_mutex_unlock(mutex)
-            precondition(failure == 0, "pthread_mutex_unlock failed: \(failure)")
-            #endif
+        /// Stops on a mutex call's failure, which only misuse (or memory corruption) causes.
+        static func check(_ failure: Int32, _ call: StaticString) {
+            precondition(failure == 0, "\(call) failed: \(failure)")
         }
 
         deinit {
             // The header (the value) is destroyed by ManagedBuffer; the element is ours to end.
             withUnsafeMutablePointerToElements { mutex in
-                #if !canImport(Darwin)
                 pthread_mutex_destroy(mutex)
-                #endif
                 mutex.deinitialize(count: 1)
             }
         }
