@@ -37,43 +37,35 @@ final class AsyncSemaphore: @unchecked Sendable {
     var currentLimit: Int { lock.withLock { limit } }
 
     func wait() async {
-        if tryWait() { return }
+        // A free unit is taken without a continuation; one may also be released between this
+        // look and the next, which takes it then.
+        if lock.withLock({ takeFreeUnit() }) { return }
         await withCheckedContinuation { continuation in
-            // A unit may have been released between the check above and now.
-            let acquiredNow = lock.withLock {
-                if available > 0 {
-                    available -= 1
-                    return true
-                }
-                waiters.append(.task(continuation))
-                return false
-            }
-            if acquiredNow { continuation.resume() }
+            if takeOrQueue(.task(continuation)) { continuation.resume() }
         }
     }
 
     /// Takes a unit and calls `body` holding it: at once when one is free, otherwise on the thread
     /// of the ``signal()`` or ``setLimit(_:)`` that hands it over.
     func wait(then body: @escaping @Sendable () -> Void) {
-        let acquired = lock.withLock {
-            if available > 0 {
-                available -= 1
-                return true
-            }
-            waiters.append(.call(body))
-            return false
-        }
-        if acquired { body() }
+        if takeOrQueue(.call(body)) { body() }
     }
 
-    /// Takes a unit when one is free, without waiting; false when none is. (A free unit means
-    /// nobody waits: ``signal()`` hands units to waiters first.)
-    private func tryWait() -> Bool {
+    /// Takes a free unit (true), or puts `waiter` in line for the next (false).
+    private func takeOrQueue(_ waiter: Waiter) -> Bool {
         lock.withLock {
-            guard available > 0 else { return false }
-            available -= 1
-            return true
+            if takeFreeUnit() { return true }
+            waiters.append(waiter)
+            return false
         }
+    }
+
+    /// Takes a unit when one is free; call with `lock` held. (A free unit means nobody waits:
+    /// ``signal()`` hands units to waiters first.)
+    private func takeFreeUnit() -> Bool {
+        guard available > 0 else { return false }
+        available -= 1
+        return true
     }
 
     func signal() {
