@@ -397,8 +397,18 @@ final class ImageDownloader: Sendable {
             hostLimit.signal()
             return finish(image.outcome(.failed, failure: .cancelled))
         }
-        let result = await exchange.get(url, headers: requestHeaders(revalidating: lookup.metadata),
-                                        acceptsNotModified: lookup.metadata != nil)
+        return await completeExchange(of: image, hostLimit: hostLimit, deadline: ContinuousClock.now + policy.timeout,
+                                      counted: &counted, stored: stored)
+    }
+
+    /// An image's exchange, holding its request slots, which it gives back once the exchange
+    /// ends; then what it comes to (``conclude(_:of:counted:stored:)``). `firstAttempt` is what
+    /// its first request came to, when that was sent already.
+    private func completeExchange(of image: ImageInFlight, hostLimit: AsyncSemaphore, deadline: ContinuousClock.Instant,
+                                  firstAttempt: (@Sendable () async throws -> TransportResponse)? = nil, counted: inout Bool,
+                                  stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
+        let result = await exchange.get(image.url, headers: requestHeaders(revalidating: image.stale), acceptsNotModified: image.stale != nil,
+                                        deadline: deadline, firstAttempt: firstAttempt)
         // The limits bound requests on the network: storing the image does not hold a slot, so
         // the next request goes out while this one is written.
         globalLimit.signal()
@@ -418,14 +428,9 @@ final class ImageDownloader: Sendable {
     private func sendWithoutTask(_ url: BrowserURL, urlName knownName: String?, lookup: CacheLookup, hostLimit: AsyncSemaphore,
                                  callerGaveUp: CancellationFlag?, cancellation: FetchCancellation, sender: any TaskStartingTransport,
                                  end: @escaping @Sendable (DownloadOutcome) -> Void) {
-        let privateNetworks = policy.privateNetworks
-        @Sendable func inTask(_ work: @escaping @Sendable () async -> Void) {
-            let task = sender.startTask(for: privateNetworks, work)
-            cancellation.onCancel { task.cancel() }
-        }
         var isFresh: Bool { if case .fresh = lookup { true } else { false } }
         guard !isFresh, Self.mayBeImage(url, naming: store.naming), policy.allows(url) else {
-            return inTask {
+            return carryOn(cancellation, on: sender) {
                 await self.load(url, urlName: knownName, knownLookup: lookup, hostLimit: hostLimit, preCounted: true,
                                 callerGaveUp: callerGaveUp, end: end)
             }
@@ -437,7 +442,7 @@ final class ImageDownloader: Sendable {
                 if callerGaveUp?.isSet == true {
                     // From a task: the slots go to the next waiter, which would end the same way
                     // here, one call deeper for each image waiting.
-                    return inTask {
+                    return self.carryOn(cancellation, on: sender) {
                         self.globalLimit.signal()
                         hostLimit.signal()
                         let outcome = self.finish(image.outcome(.failed, failure: .cancelled))
@@ -445,42 +450,44 @@ final class ImageDownloader: Sendable {
                         end(outcome)
                     }
                 }
-                self.send(image, lookup: lookup, hostLimit: hostLimit, cancellation: cancellation, sender: sender, inTask: inTask, end: end)
+                self.send(image, hostLimit: hostLimit, cancellation: cancellation, sender: sender, end: end)
             }
         }
     }
 
     /// ``sendWithoutTask(_:urlName:lookup:hostLimit:callerGaveUp:cancellation:sender:end:)``'s request,
     /// sent holding the image's unit of the outstanding count and its request slots.
-    private func send(_ image: ImageInFlight, lookup: CacheLookup, hostLimit: AsyncSemaphore, cancellation: FetchCancellation,
-                      sender: any TaskStartingTransport, inTask: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void,
-                      end: @escaping @Sendable (DownloadOutcome) -> Void) {
-        let url = image.url
-        let headers = requestHeaders(revalidating: lookup.metadata)
+    private func send(_ image: ImageInFlight, hostLimit: AsyncSemaphore, cancellation: FetchCancellation,
+                      sender: any TaskStartingTransport, end: @escaping @Sendable (DownloadOutcome) -> Void) {
         let deadline = ContinuousClock.now + policy.timeout
         // As `load` goes on from its exchange's first response.
-        let carryOn = { @Sendable (firstAttempt: (@Sendable () async throws -> TransportResponse)?) in
-            inTask {
+        let exchangeInTask = { @Sendable (firstAttempt: (@Sendable () async throws -> TransportResponse)?) in
+            self.carryOn(cancellation, on: sender) {
                 var counted = true
-                let result = await self.exchange.get(url, headers: headers, acceptsNotModified: lookup.metadata != nil,
-                                                     deadline: deadline, firstAttempt: firstAttempt)
-                self.globalLimit.signal()
-                hostLimit.signal()
-                let outcome = await self.conclude(result, of: image, counted: &counted, stored: end)
+                let outcome = await self.completeExchange(of: image, hostLimit: hostLimit, deadline: deadline,
+                                                          firstAttempt: firstAttempt, counted: &counted, stored: end)
                 if counted { self.counter.decrement() }
                 if let outcome { end(outcome) }
             }
         }
-        let request = exchange.request(for: url, headers: headers, deadline: deadline)
+        let request = exchange.request(for: image.url, headers: requestHeaders(revalidating: image.stale), deadline: deadline)
         let sent = sender.send(request, cancelledBy: cancellation) { sent in
-            guard let response = sent.response, let success = self.exchange.immediateSuccess(response, from: url) else {
-                return carryOn(sent.outcome)
+            guard let response = sent.response, let success = self.exchange.immediateSuccess(response, from: image.url) else {
+                return exchangeInTask(sent.outcome)
             }
             self.globalLimit.signal()
             hostLimit.signal()
             self.handToWriter(success, of: image, stored: end)
         }
-        if !sent { carryOn(nil) }
+        if !sent { exchangeInTask(nil) }
+    }
+
+    /// Carries a fetch on in a task on the transport's thread; `cancellation` cancels the task
+    /// from then on.
+    private func carryOn(_ cancellation: FetchCancellation, on sender: any TaskStartingTransport,
+                         _ work: @escaping @Sendable () async -> Void) {
+        let task = sender.startTask(for: policy.privateNetworks, work)
+        cancellation.onCancel { task.cancel() }
     }
 
     /// What an exchange comes to: the image's outcome, or nil when it went to the cache writer,
