@@ -20,26 +20,23 @@ struct CacheFolderSession {
     /// Deletes an entry's image and records the removal. Returns whether there was anything to delete.
     @discardableResult
     mutating func removeEntry(_ localName: String) throws -> Bool {
-        let hadRecord = index[localName] != nil
-        let hadImage = try remove(hadRecord ? [localName] : [], alsoDeleting: hadRecord ? nil : localName)
-        return hadImage > 0 || hadRecord
+        guard index[localName] != nil else { return try CacheFileSystem.removeFile(at: layout.imagePath(localName)) }
+        try remove([localName])
+        return true
     }
 
-    /// Removes the entries `localNames` (recorded): their removals are appended to the index first,
-    /// then their images deleted. A process killed in between leaves images no record names (never
-    /// served, and `prune` deletes them), never a record whose image is gone. An image that cannot
-    /// be deleted (a folder shared with another user, say) makes its entry an entry again, and the
-    /// first such error is thrown. `alsoDeleting` names an image with no record to delete as well.
-    /// Returns how many images were deleted.
-    @discardableResult
-    private mutating func remove(_ localNames: [String], alsoDeleting unrecorded: String? = nil) throws -> Int {
-        let appended = localNames.isEmpty ? [] : try file.append(localNames.map { .removed(localName: $0) }, durable: durable)
-        var deleted = 0
+    /// Removes the entries `localNames` (recorded, at least one): their removals are appended to
+    /// the index first, then their images deleted. A process killed in between leaves images no
+    /// record names (never served, and `prune` deletes them), never a record whose image is gone.
+    /// An image that cannot be deleted (a folder shared with another user, say) makes its entry an
+    /// entry again, and the first such error is thrown.
+    private mutating func remove(_ localNames: [String]) throws {
+        let appended = try file.append(localNames.map { .removed(localName: $0) }, durable: durable)
         var kept: [CacheEntryMetadata] = []
         var failure: (any Error)?
-        for localName in localNames + (unrecorded.map { [$0] } ?? []) {
+        for localName in localNames {
             do {
-                if try CacheFileSystem.removeFile(at: layout.imagePath(localName)) { deleted += 1 }
+                try CacheFileSystem.removeFile(at: layout.imagePath(localName))
             } catch {
                 // Still in the index held here (the removals are applied below).
                 if let metadata = index.lookUp(localName) { kept.append(metadata) }
@@ -53,7 +50,6 @@ struct CacheFolderSession {
             index.forgetEvictionOrder()
         }
         if let failure { throw failure }
-        return deleted
     }
 
     /// The entry `url` had under another name than `localName`, if any: an image whose URL names
@@ -67,7 +63,7 @@ struct CacheFolderSession {
     /// Evicts least-recently-used entries until the index is within `maxTotalBytes`, never
     /// `protected` (the entry just stored, which the caller already checked fits on its own).
     /// Their removals are recorded in one append before the images go (see
-    /// ``remove(_:alsoDeleting:)``): evicting half of a 100,000-entry cache is one write to the
+    /// ``remove(_:)``): evicting half of a 100,000-entry cache is one write to the
     /// index, not 50,000. Returns how many entries were evicted.
     @discardableResult
     mutating func evict(toFit maxTotalBytes: Int, protecting protected: String?) throws -> Int {
