@@ -24,4 +24,3 @@ package protocol TaskStartingTransport: ImageTransport {
     func send(_ request: TransportRequest, cancelledBy cancellation: FetchCancellation,
               then completion: @escaping @Sendable (SentRequest) -> Void) -> Bool
 }
-

@@ -112,7 +112,7 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
     /// Sends one GET; see ``ImageTransport/send(_:)``.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
-        guard request.url.hasPrefixIgnoringASCIICase("https://") || request.url.hasPrefixIgnoringASCIICase("http://") else {
+        guard Self.isHTTP(request.url) else {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
         guard request.deadline > ContinuousClock.now else { throw TransportError.timedOut(phase: nil) }
@@ -146,8 +146,7 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
     /// (whose host is looked up and checked first).
     package func send(_ request: TransportRequest, cancelledBy cancellation: FetchCancellation,
                       then completion: @escaping @Sendable (SentRequest) -> Void) -> Bool {
-        guard request.url.hasPrefixIgnoringASCIICase("https://") || request.url.hasPrefixIgnoringASCIICase("http://"),
-              request.deadline > ContinuousClock.now else { return false }
+        guard Self.isHTTP(request.url), request.deadline > ContinuousClock.now else { return false }
         let proxyEndpoint = proxy.proxy(for: request.url)
         guard proxyEndpoint == nil || !request.privateNetworks.isRestricted,
               let thread = thread(for: request.privateNetworks) else { return false }
@@ -166,6 +165,11 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         }
         cancellation.onCancel { thread.cancel(transfer) }
         return thread.submit(transfer)
+    }
+
+    /// Whether `url` is an absolute http(s) URL, the only kind either way of sending takes.
+    private static func isHTTP(_ url: String) -> Bool {
+        url.hasPrefixIgnoringASCIICase("https://") || url.hasPrefixIgnoringASCIICase("http://")
     }
 
     /// The URL libcurl takes for a proxy (`http://host:port`), nil for none.
