@@ -171,7 +171,7 @@ public final class LocalizationSession: Sendable {
             bytes = try await BlockingIO.runForDocument { try AtomicFile.read(path) }
         }
         let destination = input.output
-        options.referenceStyle = referenceStyle(fromFolder: (destination as NSString).deletingLastPathComponent)
+        options.referenceStyle = referenceStyle(fromFolder: destination.parentPath)
         let document: LocalizedDocument
         switch input.kind {
         case .stylesheet:

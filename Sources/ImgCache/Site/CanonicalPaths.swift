@@ -13,11 +13,21 @@ struct CanonicalPaths {
 
     /// `path` resolved.
     mutating func of(_ path: String) -> String {
-        let parts = RelativePath.components(of: path, from: currentDirectory)
-        guard let name = parts.last else { return "/" }
-        let standardized = Self.joined(parts[...])
+        let standardized: String, folder: String, name: Substring
+        if Self.isStandard(path) {
+            // Already what splitting and joining it would give (the paths of a site's files,
+            // made from a standard folder path): 12,000 instructions a file saved.
+            standardized = path
+            folder = path.containingFolder
+            name = path.splitAtLastSlash().name
+        } else {
+            let parts = RelativePath.components(of: path, from: currentDirectory)
+            guard let last = parts.last else { return "/" }
+            standardized = Self.joined(parts[...])
+            folder = Self.joined(parts.dropLast())
+            name = last
+        }
         if FileType(atPath: standardized) == .symbolicLink { return Self.resolved(standardized) }
-        let folder = Self.joined(parts.dropLast())
         let resolvedFolder: String
         if let known = folders[folder] {
             resolvedFolder = known
@@ -26,6 +36,23 @@ struct CanonicalPaths {
             folders[folder] = resolvedFolder
         }
         return resolvedFolder.hasSuffix("/") ? resolvedFolder + name : resolvedFolder + "/" + name
+    }
+
+    /// Whether `path` is absolute and has no empty, `.` or `..` component and no trailing `/`.
+    private static func isStandard(_ path: String) -> Bool {
+        path.withUTF8Bytes { bytes in
+            guard bytes.count > 1, bytes.first == UInt8(ascii: "/"), bytes.last != UInt8(ascii: "/") else { return false }
+            var componentStart = 1
+            for index in 1...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                switch index - componentStart {
+                case 0: return false
+                case 1 where bytes[componentStart] == UInt8(ascii: "."): return false
+                case 2 where bytes[componentStart] == UInt8(ascii: ".") && bytes[componentStart + 1] == UInt8(ascii: "."): return false
+                default: componentStart = index + 1
+                }
+            }
+            return true
+        }
     }
 
     /// `/` followed by `parts` separated by `/` (`joined(separator:)` cost 6,800 instructions a path).

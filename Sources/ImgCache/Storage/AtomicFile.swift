@@ -80,7 +80,7 @@ package enum AtomicFile {
     /// A fresh hidden name in `path`'s folder (created if needed), for a file that is renamed to
     /// `path` once whole.
     private static func temporaryPath(beside path: String) throws -> String {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.parentPath
         try createFolder(directory)
         return temporaryName(beside: path)
     }

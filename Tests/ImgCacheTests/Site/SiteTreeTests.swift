@@ -85,4 +85,17 @@ struct SiteTreeTests {
         #expect(site.relativePath(servingURL: "https://cdn.example.com/app/img/logo.png") == nil)
         #expect(site.relativePath(servingURL: "https://example.com/app/.git/config") == nil)
     }
+
+    @Test("a file's kind comes from its extension as NSString reads it, in any case", arguments: [
+        "index.html", "a/INDEX.HTM", "a.b/page.xhtml", "site.Css", "docs.html/readme", ".css", "a/.html",
+        "page.html/", "archive.tar.css", "noext", "a.", "..", "caf\u{e9}.html", "x.htmlx", "x.cs", "st\u{fc}ck.CSS",
+    ])
+    func kindByExtension(path: String) {
+        let expected: SiteFileKind = switch (path as NSString).pathExtension.lowercased() {
+        case "html", "htm", "xhtml": .page
+        case "css": .stylesheet
+        default: .asset
+        }
+        #expect(SiteTree.kind(ofPath: path) == expected)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ImgCache
 
@@ -46,5 +47,14 @@ struct StringBytesTests {
         #expect(String(parts.folder) == folder)
         #expect(String(parts.name) == name)
         #expect(String(parts.folder) + String(parts.name) == path)
+    }
+
+    @Test("a path's parent is the one NSString gives, for paths with and without doubled or trailing slashes", arguments: [
+        "/var/cache/images/abc.png", "abc.png", "/abc.png", "/", "", "out/page.html", "out//page.html",
+        "out/docs/", "/out/docs//", "./page.html", "../out/page.html", "/données/été/🖼️ image.png",
+        "é/e\u{301}", "a/b/c/d/e/f/g.html", "//x",
+    ])
+    func parentPath(path: String) {
+        #expect(path.parentPath == (path as NSString).deletingLastPathComponent)
     }
 }
