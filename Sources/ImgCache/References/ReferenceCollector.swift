@@ -45,9 +45,34 @@ final class ReferenceCollector: HTMLScanHandler {
         self.page = page
         self.structure = structure
         self.encoding = encoding
-        self.lazyAttributes = Set(lazyAttributes.map { $0.lowercased() })
-        attributesOfInterest = Self.imageAttributes.union(self.lazyAttributes)
-        namesLookedAt = AttributeNameFilter(attributesOfInterest.union(Self.urlAttributes).union(["type", "rel", "as", "http-equiv"]))
+        let names = Self.attributeNames(lazyAttributes: lazyAttributes)
+        self.lazyAttributes = names.lazy
+        attributesOfInterest = names.ofInterest
+        namesLookedAt = names.lookedAt
+    }
+
+    /// The attribute names a collector looks at, made from the lazy attributes.
+    private struct AttributeNames: Sendable {
+        let lazy: Set<String>
+        let ofInterest: Set<String>
+        let lookedAt: AttributeNameFilter
+
+        init(lazyAttributes: [String]) {
+            lazy = Set(lazyAttributes.map { $0.lowercased() })
+            ofInterest = ReferenceCollector.imageAttributes.union(lazy)
+            lookedAt = AttributeNameFilter(ofInterest.union(ReferenceCollector.urlAttributes).union(["type", "rel", "as", "http-equiv"]))
+        }
+    }
+
+    /// The names for the last lazy attributes asked for: every page of a run has the same, and
+    /// making the sets again cost 27,000 instructions a page.
+    private static let lastAttributeNames = ThreadLocked<(key: [String], names: AttributeNames)?>(nil)
+
+    private static func attributeNames(lazyAttributes: [String]) -> AttributeNames {
+        if let last = lastAttributeNames.withLock({ $0 }), last.key == lazyAttributes { return last.names }
+        let names = AttributeNames(lazyAttributes: lazyAttributes)
+        lastAttributeNames.withLock { $0 = (lazyAttributes, names) }
+        return names
     }
 
     // MARK: - Scanner events

@@ -254,7 +254,8 @@ extension ImageRewriter {
         // The path is read once for both questions: an image extension, and if none, whether it names any kind of file.
         let pathKind = options.naming.pathKind(ofHTTPURL: serialized)
         guard case .image(let ext) = pathKind else { return resolveUntyped(serialized, pathKind: pathKind, site: site) }
-        if let site, site.relativePath(servingURL: serialized) != nil { return Resolution(url: serialized, skip: .siteFile) }
+        // Not `if let site`: that copies the tree (and retains its arrays) once per URL.
+        if site?.relativePath(servingURL: serialized) != nil { return Resolution(url: serialized, skip: .siteFile) }
         return Resolution(url: serialized, name: options.naming.name(forHTTPURL: serialized, extension: ext))
     }
 
@@ -264,7 +265,7 @@ extension ImageRewriter {
         guard options.untypedImages, pathKind == .untyped else {
             return Resolution(url: serialized, skip: .unsupportedExtension)
         }
-        if let site, site.relativePath(servingURL: serialized) != nil { return Resolution(url: serialized, skip: .siteFile) }
+        if site?.relativePath(servingURL: serialized) != nil { return Resolution(url: serialized, skip: .siteFile) }
         return Resolution(url: serialized, untyped: true)
     }
 

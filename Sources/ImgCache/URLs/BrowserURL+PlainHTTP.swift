@@ -15,6 +15,8 @@ extension BrowserURL {
             guard PlainURLText.hasNoDotSegments(UnsafeBufferPointer(rebasing: bytes[pathStart..<pathEnd])) else { return nil }
             func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
             var segments: [String] = []
+            // Sized once: grown segment by segment, the array was reallocated twice a URL.
+            segments.reserveCapacity(bytes[pathStart..<pathEnd].count { $0 == UInt8(ascii: "/") })
             var segmentStart = pathStart + 1
             while true {
                 let segmentEnd = bytes[segmentStart..<pathEnd].firstIndex(of: UInt8(ascii: "/")) ?? pathEnd
