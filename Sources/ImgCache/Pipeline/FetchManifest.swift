@@ -92,9 +92,11 @@ public struct FetchManifest: Sendable, Codable {
     /// Every cached image the pages refer to, by absolute URL, to its name in the cache folder.
     static func imageMap(of pages: [Page]) -> [String: String] {
         var map: [String: String] = [:]
-        for page in pages {
-            for entry in page.references where entry.status != .failed && entry.status != .skipped {
-                guard let url = entry.url, let name = entry.localName else { continue }
+        // Read in place, as in `entries(for:outcomes:)`.
+        for page in pages.indices {
+            let references = pages[page].references
+            for index in references.indices where references[index].status != .failed && references[index].status != .skipped {
+                guard let url = references[index].url, let name = references[index].localName else { continue }
                 map[url] = name
             }
         }
@@ -140,7 +142,10 @@ public struct FetchManifest: Sendable, Codable {
         out.close()
         out.key("pages")
         out.openArray()
-        for page in pages {
+        // Pages and entries read in place: a copy of each (as `for in` makes) retained and
+        // released its strings.
+        for pageIndex in pages.indices {
+            let page = pages[pageIndex]
             out.element()
             out.open()
             if let absoluteLinks = page.absoluteLinks { out.field("absoluteLinks", number: absoluteLinks ? "true" : "false") }
@@ -150,18 +155,19 @@ public struct FetchManifest: Sendable, Codable {
             if let pageURL = page.pageURL { out.field("pageURL", string: pageURL) }
             out.key("references")
             out.openArray()
-            for entry in page.references {
+            let references = page.references
+            for index in references.indices {
                 out.element()
                 out.open()
-                out.field("bytes", integer: entry.bytes)
-                if let contentType = entry.contentType { out.field("contentType", string: contentType) }
-                if let error = entry.error { out.field("error", string: error) }
-                out.field("kind", string: entry.kind)
-                if let localName = entry.localName { out.field("localName", string: localName) }
-                if let localPath = entry.localPath { out.field("localPath", string: localPath) }
-                out.field("original", string: entry.original)
-                out.field("status", string: entry.status.rawValue)
-                if let url = entry.url { out.field("url", string: url) }
+                out.field("bytes", integer: references[index].bytes)
+                if let contentType = references[index].contentType { out.field("contentType", string: contentType) }
+                if let error = references[index].error { out.field("error", string: error) }
+                out.field("kind", string: references[index].kind)
+                if let localName = references[index].localName { out.field("localName", string: localName) }
+                if let localPath = references[index].localPath { out.field("localPath", string: localPath) }
+                out.field("original", string: references[index].original)
+                out.field("status", string: references[index].status.rawValue)
+                if let url = references[index].url { out.field("url", string: url) }
                 out.close()
                 try flushIfFull()
             }
@@ -187,15 +193,22 @@ public struct FetchManifest: Sendable, Codable {
 
     /// Entries for a page's references, given what the downloader reported for each URL.
     static func entries(for references: [ImageReference], outcomes: [String: DownloadOutcome]) -> [Entry] {
-        references.map { reference in
-            let outcome = reference.url.flatMap { outcomes[$0] }
-            let status: DownloadStatus = outcome?.status ?? .skipped
-            var error = outcome?.failure?.description
-            if outcome == nil { error = reference.disposition.code ?? "not downloaded" }
-            return Entry(kind: reference.kind.rawValue, original: reference.original, url: reference.url,
-                         localPath: reference.localPath, status: status, bytes: outcome?.byteCount ?? 0,
-                         contentType: outcome?.contentType, error: error,
-                         localName: outcome?.isCached == true ? outcome?.localName : nil)
+        var entries: [Entry] = []
+        entries.reserveCapacity(references.count)
+        // Each reference read in place: a copy of it (as `map` hands it) retained and released
+        // its strings, once per reference of every page.
+        for index in references.indices {
+            let kind = references[index].kind.rawValue, original = references[index].original, url = references[index].url
+            guard let outcome = url.flatMap({ outcomes[$0] }) else {
+                entries.append(Entry(kind: kind, original: original, url: url, localPath: references[index].localPath,
+                                     status: .skipped, bytes: 0, contentType: nil,
+                                     error: references[index].disposition.code ?? "not downloaded"))
+                continue
+            }
+            entries.append(Entry(kind: kind, original: original, url: url, localPath: references[index].localPath,
+                                 status: outcome.status, bytes: outcome.byteCount, contentType: outcome.contentType,
+                                 error: outcome.failure?.description, localName: outcome.isCached ? outcome.localName : nil))
         }
+        return entries
     }
 }

@@ -144,7 +144,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
     /// What the page now says instead of `original`, when rewritten.
     public var localPath: String? {
         guard rewritten, let name, let localPathPrefix else { return nil }
-        return localPathPrefix + name.string
+        return name.string(after: localPathPrefix)
     }
 
     init(

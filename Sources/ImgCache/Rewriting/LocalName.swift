@@ -55,6 +55,16 @@ struct LocalName: Hashable, Sendable {
         String(unsafeUninitializedCapacity: byteCount) { spell(into: UnsafeMutableRawBufferPointer($0)) }
     }
 
+    /// `prefix` followed by the spelling, made in one string.
+    func string(after prefix: String) -> String {
+        prefix.withUTF8Bytes { head in
+            String(unsafeUninitializedCapacity: head.count + byteCount) { buffer in
+                let end = buffer.initialize(fromContentsOf: head)
+                return end + spell(into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[end...])))
+            }
+        }
+    }
+
     /// The length of the spelling in bytes.
     var byteCount: Int { (fanOut ? 3 : 0) + 64 + 1 + pathExtension.utf8.count }
 
