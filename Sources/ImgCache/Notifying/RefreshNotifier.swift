@@ -360,7 +360,12 @@ public final class RefreshNotifier: Sendable {
     private func reschedule(_ state: inout NotifierState) {
         var target: Duration?
         if !state.closed && state.needsRefresh {
-            target = [state.quietDeadline, state.maxWaitDeadline].compactMap { $0 }.min()
+            // Not `[a, b].compactMap { $0 }.min()`: that made an array at every event.
+            switch (state.quietDeadline, state.maxWaitDeadline) {
+            case let (quiet?, maxWait?): target = min(quiet, maxWait)
+            case let (deadline?, nil), let (nil, deadline?): target = deadline
+            case (nil, nil): target = nil
+            }
         }
         if let timer = state.timer {
             if timer.deadline == target { return }
