@@ -77,7 +77,16 @@ struct JSONText: ~Copyable {
     }
 
     mutating func string(_ value: String) {
-        value.withUTF8Bytes { appendEscaped($0, cleanPrefix: Self.cleanPrefixLength($0)) }
+        value.withUTF8Bytes { utf8 in
+            let clean = Self.cleanPrefixLength(utf8)
+            guard clean == utf8.count, let source = utf8.baseAddress else { return appendEscaped(utf8, cleanPrefix: clean) }
+            // The usual case, nothing to escape: quotes and bytes with one check of the room.
+            reserve(utf8.count + 2)
+            base[count] = UInt8(ascii: "\"")
+            (base + count + 1).initialize(from: source, count: utf8.count)
+            base[count + 1 + utf8.count] = UInt8(ascii: "\"")
+            count += utf8.count + 2
+        }
     }
 
     private mutating func closeContainer(_ bracket: UInt8) {
@@ -159,14 +168,33 @@ struct JSONText: ~Copyable {
 
     /// The separator, indentation, `"name"` and colon of a key whose name needs no escaping.
     private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
-        beginKey()
-        reserve(name.count + 5)
+        // Separator, line break, indentation, quoted name and colon with one check of the room:
+        // a manifest is mostly keys.
+        reserve(2 + 2 * depth + name.count + 5)
+        if !first {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        first = false
+        if indented {
+            base[count] = UInt8(ascii: "\n")
+            (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: 2 * depth)
+            count += 1 + 2 * depth
+        }
+        base[count] = UInt8(ascii: "\"")
+        if let source = name.baseAddress { (base + count + 1).initialize(from: source, count: name.count) }
+        count += 1 + name.count
         base[count] = UInt8(ascii: "\"")
         count += 1
-        appendRaw(name)
-        base[count] = UInt8(ascii: "\"")
-        count += 1
-        endKey()
+        if indented {
+            base[count] = UInt8(ascii: " ")
+            base[count + 1] = UInt8(ascii: ":")
+            base[count + 2] = UInt8(ascii: " ")
+            count += 3
+        } else {
+            base[count] = UInt8(ascii: ":")
+            count += 1
+        }
     }
 
     private mutating func beginKey() {
