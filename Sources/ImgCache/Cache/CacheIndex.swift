@@ -85,7 +85,9 @@ struct CacheIndex {
     /// whole: the pages of a site name the same images again and again, and each look-up of a
     /// skimmed entry read its line from the file and decoded it (3,500 times over a 300-page site).
     mutating func lookUp(_ localName: String) -> CacheEntryMetadata? {
-        guard case .skimmed(let entry)? = slots[localName] else { return self[localName] }
+        // The name hashed once for an entry read before, not twice.
+        guard let slot = slots[localName] else { return nil }
+        guard case .skimmed(let entry) = slot else { return slot.metadata }
         guard let metadata = entry.metadata() else { return nil }
         slots[localName] = .decoded(metadata, line: entry)
         return metadata
