@@ -58,10 +58,10 @@ struct CacheIndexLineParser {
             guard let key = key(), seen & key.bit == 0, take(UInt8(ascii: ":")) else { return nil }
             seen |= key.bit
             switch key {
-            case .byteCount: byteCount = number().flatMap { Int($0) }
-            case .formatVersion: formatVersion = number().flatMap { Int($0) }
-            case .fetchedAt: fetchedAt = number().flatMap { Double($0) }
-            case .lastUsedAt: lastUsedAt = number().flatMap { Double($0) }
+            case .byteCount: byteCount = number()?.integer(as: Int.self)
+            case .formatVersion: formatVersion = number()?.integer(as: Int.self)
+            case .fetchedAt: fetchedAt = number()?.double
+            case .lastUsedAt: lastUsedAt = number()?.double
             case .contentType: guard optionalString(into: &contentType) else { return nil }
             case .etag: guard optionalString(into: &etag) else { return nil }
             case .lastModified: guard optionalString(into: &lastModified) else { return nil }
@@ -118,9 +118,9 @@ struct CacheIndexLineParser {
             guard let key = key(), seen & key.bit == 0, take(UInt8(ascii: ":")), let value = number() else { return nil }
             seen |= key.bit
             switch key {
-            case .size: size = Int(value)
-            case .modifiedAtNanoseconds: modified = Int64(value)
-            case .inode: inode = UInt64(value)
+            case .size: size = value.integer(as: Int.self)
+            case .modifiedAtNanoseconds: modified = value.integer(as: Int64.self)
+            case .inode: inode = value.integer(as: UInt64.self)
             default: return nil
             }
         } while take(UInt8(ascii: ","))
@@ -141,11 +141,81 @@ struct CacheIndexLineParser {
         return true
     }
 
-    /// A number as JSON writes it, as text.
-    private mutating func number() -> Substring? {
-        guard let end = JSONReader.numberEnd(in: bytes, from: index) else { return nil }
-        defer { index = end }
-        return Substring(decoding: text(index..<end), as: UTF8.self)
+    /// A number as JSON writes it, its digits read as they are scanned.
+    private mutating func number() -> Number? {
+        let start = index
+        var number = Number()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+            number.isNegative = true
+            index += 1
+        }
+        func digits() -> Int {
+            let first = index
+            while index < bytes.count, case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
+                // Past 19 digits the value is not kept: only the text serves then.
+                if number.digitCount < 19 { number.digits = number.digits &* 10 &+ UInt64(digit) }
+                number.digitCount += 1
+                index += 1
+            }
+            return index - first
+        }
+        guard digits() > 0 else { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let fraction = digits()
+            guard fraction > 0 else { return nil }
+            number.fractionDigits = fraction
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            // Not what the writer writes: the grammar's own reading, and the text alone.
+            guard let end = JSONReader.numberEnd(in: bytes, from: start) else { return nil }
+            index = end
+            number.hasExponent = true
+        }
+        number.bytes = text(start..<index)
+        return number
+    }
+
+    /// A number read by ``number()``: its text, and for the plain ones the writer writes (an
+    /// integer, or a few decimals) its digits, from which its value is made exactly as the
+    /// standard library's reading of the text makes it, without that reading (1,500
+    /// instructions a date, two dates a record).
+    private struct Number {
+        /// The number's text, in the line being read.
+        var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var isNegative = false
+        /// The digits without the point, while there are at most 19 of them.
+        var digits: UInt64 = 0
+        var digitCount = 0
+        /// How many digits follow the point; nil without one.
+        var fractionDigits: Int?
+        var hasExponent = false
+
+        /// `Value(text)`: nil for a fraction, an exponent or a value out of range.
+        func integer<Value: FixedWidthInteger>(as _: Value.Type) -> Value? {
+            guard fractionDigits == nil, !hasExponent, digitCount <= 18, !(isNegative && !Value.isSigned) else {
+                return Value(text)
+            }
+            // At most 18 digits: below 10^18, within Int64 and UInt64 either way.
+            return isNegative ? Value(exactly: -Int64(digits)) : Value(exactly: digits)
+        }
+
+        /// `Double(text)`. With at most 15 digits the digits are a Double exactly, as is ten to
+        /// the power of at most 22, and one IEEE division rounds their quotient once, to the
+        /// Double nearest the decimal value, which is what a correct reading gives.
+        var double: Double? {
+            let scale = fractionDigits ?? 0
+            guard !hasExponent, digitCount <= 15, scale < Self.powersOfTen.count else { return Double(text) }
+            let magnitude = Double(digits) / Self.powersOfTen[scale]
+            return isNegative ? -magnitude : magnitude
+        }
+
+        /// The text, made only when the digits alone do not give the value.
+        private var text: Substring { Substring(decoding: bytes, as: UTF8.self) }
+
+        private static let powersOfTen: [Double] = (0...22).map { exponent in
+            (0..<exponent).reduce(1.0) { value, _ in value * 10 }
+        }
     }
 
     /// A key: a string without escapes naming one of ``Key``'s.
@@ -166,7 +236,14 @@ struct CacheIndexLineParser {
     private mutating func string() -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
-        // The usual case: plain ASCII up to the closing quote, made a string in one copy.
+        // The usual case: plain ASCII up to the closing quote, made a string in one copy. Looked
+        // at eight bytes at a time until a word holds something else.
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+            guard word.isASCII, !word.containsByte(below: 0x20), !word.containsByte(UInt8(ascii: "\"")),
+                  !word.containsByte(UInt8(ascii: "\\")) else { break }
+            index += 8
+        }
         while index < bytes.count, bytes[index] >= 0x20, bytes[index] < 0x80,
               bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
