@@ -71,9 +71,8 @@ struct JSONText: ~Copyable {
 
     /// Starts the next array element.
     mutating func element() {
-        if !first { append(UInt8(ascii: ",")) }
-        first = false
-        newline()
+        reserve(separatorRoom)
+        writeSeparator()
     }
 
     mutating func string(_ value: String) {
@@ -110,9 +109,11 @@ struct JSONText: ~Copyable {
         name.withUTF8Bytes { utf8 in
             let clean = Self.cleanPrefixLength(utf8)
             if clean == utf8.count { return appendKey(utf8) }
-            beginKey()
+            reserve(separatorRoom)
+            writeSeparator()
             appendEscaped(utf8, cleanPrefix: clean)
-            endKey()
+            reserve(colonRoom)
+            writeColon()
         }
     }
 
@@ -166,26 +167,54 @@ struct JSONText: ~Copyable {
         count += bytes.count
     }
 
-    /// The separator, indentation, `"name"` and colon of a key whose name needs no escaping.
+    /// The separator, indentation, `"name"` and colon of a key whose name needs no escaping, with
+    /// one check of the room: a manifest is mostly keys.
     private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
-        // Separator, line break, indentation, quoted name and colon with one check of the room:
-        // a manifest is mostly keys.
-        reserve(2 + 2 * depth + name.count + 5)
-        if !first {
-            base[count] = UInt8(ascii: ",")
-            count += 1
-        }
-        first = false
-        if indented {
-            base[count] = UInt8(ascii: "\n")
-            (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: 2 * depth)
-            count += 1 + 2 * depth
-        }
+        reserve(separatorRoom + name.count + 2 + colonRoom)
+        writeSeparator()
         base[count] = UInt8(ascii: "\"")
         if let source = name.baseAddress { (base + count + 1).initialize(from: source, count: name.count) }
         count += 1 + name.count
         base[count] = UInt8(ascii: "\"")
         count += 1
+        writeColon()
+    }
+
+    private mutating func newline() {
+        reserve(1 + 2 * depth)
+        writeNewline()
+    }
+
+    // The writers below take the room they need as given: their callers reserve it, once for
+    // all they write.
+
+    /// The most ``writeSeparator()`` writes.
+    private var separatorRoom: Int { 2 + 2 * depth }
+    /// What ``writeColon()`` writes.
+    private var colonRoom: Int { indented ? 3 : 1 }
+
+    /// The comma before every member but the first, then the line break and indentation.
+    @inline(__always)
+    private mutating func writeSeparator() {
+        if !first {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        first = false
+        writeNewline()
+    }
+
+    @inline(__always)
+    private mutating func writeNewline() {
+        guard indented else { return }
+        let indentation = 2 * depth
+        base[count] = UInt8(ascii: "\n")
+        (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: indentation)
+        count += 1 + indentation
+    }
+
+    @inline(__always)
+    private mutating func writeColon() {
         if indented {
             base[count] = UInt8(ascii: " ")
             base[count + 1] = UInt8(ascii: ":")
@@ -195,33 +224,6 @@ struct JSONText: ~Copyable {
             base[count] = UInt8(ascii: ":")
             count += 1
         }
-    }
-
-    private mutating func beginKey() {
-        if !first { append(UInt8(ascii: ",")) }
-        first = false
-        newline()
-    }
-
-    private mutating func endKey() {
-        if indented {
-            reserve(3)
-            base[count] = UInt8(ascii: " ")
-            base[count + 1] = UInt8(ascii: ":")
-            base[count + 2] = UInt8(ascii: " ")
-            count += 3
-        } else {
-            append(UInt8(ascii: ":"))
-        }
-    }
-
-    private mutating func newline() {
-        guard indented else { return }
-        let indentation = 2 * depth
-        reserve(1 + indentation)
-        base[count] = UInt8(ascii: "\n")
-        (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: indentation)
-        count += 1 + indentation
     }
 
     /// How many bytes from the start of `utf8` need no escaping: looked at eight at a time, since
