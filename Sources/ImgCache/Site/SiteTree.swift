@@ -123,9 +123,7 @@ package struct SiteTree: Sendable {
     /// that mean something else in a URL percent-encoded); nil without a base URL.
     package func url(of file: File) -> BrowserURL? {
         guard let baseURL else { return nil }
-        let needsEscapes = file.relativePath.withUTF8Bytes { bytes in
-            bytes.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: ";") }
-        }
+        let needsEscapes = file.relativePath.withUTF8Bytes { bytes in bytes.contains { Self.escape(of: $0) != nil } }
         // Most sites' paths need neither escapes nor the full parser (which cost 16,000
         // instructions a file).
         if !needsEscapes, let resolved = servingResolver?.resolve(file.relativePath), let url = BrowserURL.plainHTTP(resolved) {
@@ -133,16 +131,26 @@ package struct SiteTree: Sendable {
         }
         var escaped = ""
         for scalar in file.relativePath.unicodeScalars {
-            switch scalar {
-            case "%": escaped += "%25"
-            case "#": escaped += "%23"
-            case "?": escaped += "%3F"
-            case "\\": escaped += "%5C"
-            case ";": escaped += "%3B"
-            default: escaped.unicodeScalars.append(scalar)
+            if scalar.isASCII, let escape = Self.escape(of: UInt8(scalar.value)) {
+                escaped += escape
+            } else {
+                escaped.unicodeScalars.append(scalar)
             }
         }
         return baseURL.resolve(escaped)
+    }
+
+    /// How a character of a file's path that means something else in a URL is written in its
+    /// URL; nil for the others.
+    private static func escape(of byte: UInt8) -> String? {
+        switch byte {
+        case UInt8(ascii: "%"): "%25"
+        case UInt8(ascii: "#"): "%23"
+        case UInt8(ascii: "?"): "%3F"
+        case UInt8(ascii: "\\"): "%5C"
+        case UInt8(ascii: ";"): "%3B"
+        default: nil
+        }
     }
 
     /// The site file that an absolute URL is served by, when the URL lies under the base URL and
