@@ -92,9 +92,9 @@ public struct FetchManifest: Sendable, Codable {
     /// Every cached image the pages refer to, by absolute URL, to its name in the cache folder.
     static func imageMap(of pages: [Page]) -> [String: String] {
         var map: [String: String] = [:]
-        // Read in place, as in `entries(for:outcomes:)`.
-        for page in pages.indices {
-            let references = pages[page].references
+        // References read in place, as in `entries(for:outcomes:)`.
+        for page in pages {
+            let references = page.references
             for index in references.indices where references[index].status != .failed && references[index].status != .skipped {
                 guard let url = references[index].url, let name = references[index].localName else { continue }
                 map[url] = name
@@ -142,10 +142,7 @@ public struct FetchManifest: Sendable, Codable {
         out.close()
         out.key("pages")
         out.openArray()
-        // Pages and entries read in place: a copy of each (as `for in` makes) retained and
-        // released its strings.
-        for pageIndex in pages.indices {
-            let page = pages[pageIndex]
+        for page in pages {
             out.element()
             out.open()
             if let absoluteLinks = page.absoluteLinks { out.field("absoluteLinks", number: absoluteLinks ? "true" : "false") }
@@ -155,6 +152,8 @@ public struct FetchManifest: Sendable, Codable {
             if let pageURL = page.pageURL { out.field("pageURL", string: pageURL) }
             out.key("references")
             out.openArray()
+            // Entries read in place: a copy of each (as `for in` makes) retained and released
+            // its strings.
             let references = page.references
             for index in references.indices {
                 out.element()
