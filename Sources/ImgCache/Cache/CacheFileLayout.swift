@@ -42,19 +42,7 @@ struct CacheFileLayout: Sendable {
     var indexPath: String { folder + "/" + Self.indexFileName }
     var lookupTablePath: String { folder + "/" + CacheLookupTable.fileName }
 
-    func imagePath(_ localName: String) -> String {
-        // Made in one string: `folder + "/" + localName` made two, for every image looked up.
-        folder.withUTF8Bytes { folder in
-            localName.withUTF8Bytes { name in
-                String(unsafeUninitializedCapacity: folder.count + 1 + name.count) { buffer in
-                    var end = buffer.initialize(fromContentsOf: folder)
-                    buffer[end] = UInt8(ascii: "/")
-                    end += 1
-                    return end + UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: name)
-                }
-            }
-        }
-    }
+    func imagePath(_ localName: String) -> String { folder + "/" + localName }
 
     /// The fan-out subfolder a local name lives in, or nil for the top level.
     func subfolderPath(_ localName: String) -> String? {
