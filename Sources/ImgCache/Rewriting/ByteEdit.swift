@@ -51,7 +51,7 @@ struct PageSplice: Sendable {
     /// of the page goes as it is, without a copy).
     func write<Failure: Error>(_ write: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
         try withoutActuallyEscaping(write) { (write) throws(Failure) in
-            var sink = PieceSink(write: write)
+            var sink = PieceSink(write: write, capacity: count)
             try Self.run(source: source, references: references, prefix: prefix, edits: edits, into: &sink)
             try sink.flush()
         }
@@ -156,9 +156,12 @@ private struct PieceSink<Failure: Error>: SpliceSink {
     var buffer: [UInt8] = []
     var isFull: Bool { false }
 
-    init(write: @escaping (UnsafeRawBufferPointer) throws(Failure) -> Void) {
+    /// - Parameter capacity: the output's length: a small page's buffer is no larger than it.
+    ///   (The CLI has glibc map every block of 64 KB and more, so a full piece for each of a
+    ///   site's pages was a `mmap`, page faults and a `munmap` each.)
+    init(write: @escaping (UnsafeRawBufferPointer) throws(Failure) -> Void, capacity: Int) {
         self.write = write
-        buffer.reserveCapacity(Self.pieceSize)
+        buffer.reserveCapacity(min(capacity, Self.pieceSize))
     }
 
     mutating func append(_ piece: UnsafeBufferPointer<UInt8>) throws(Failure) {
