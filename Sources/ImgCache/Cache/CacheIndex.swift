@@ -68,12 +68,22 @@ struct CacheIndex {
     private var namesByURL: [String: String]?
     /// The image bytes of all entries.
     private(set) var totalBytes = 0
+    /// How many entries have left the index as this process saw it (removed, evicted, or gone
+    /// with an index replaced whole), counted on across replacements (``succeed(_:)``): what
+    /// tells whoever remembers entries that one of them may be gone.
+    private(set) var removals = 0
     /// The entries in eviction order, built the first time eviction needs it and kept in step
     /// from then on: most runs never evict, and should not pay for it.
     private var evictionQueue: EvictionQueue?
 
     /// How many entries the index holds.
     var count: Int { slots.count }
+
+    /// Takes the place of `replaced`: its ``removals`` go on, with one more for the replacement,
+    /// since entries of `replaced` may be missing here.
+    mutating func succeed(_ replaced: CacheIndex) {
+        removals = replaced.removals + 1
+    }
 
     /// Every entry's local name.
     var localNames: some Collection<String> { slots.keys }
@@ -145,6 +155,7 @@ struct CacheIndex {
             evictionQueue?.push(EvictionQueue.Item(lastUsedAt: at, localName: localName))
         case .removed(let localName):
             if let previous = slots.removeValue(forKey: localName) {
+                removals += 1
                 totalBytes -= previous.byteCount
                 if case .decoded(let old, _) = previous { forgetName(of: old) }
             }

@@ -18,7 +18,9 @@ extension ImageCacheStore {
             for path in scan.temporaryPaths { _ = try? CacheFileSystem.removeFile(at: path) }
             // An empty folder needs no history: a new, empty index, which other processes notice.
             try session.file.replace(with: [])
-            session.index = CacheIndex()
+            var emptied = CacheIndex()
+            emptied.succeed(session.index)
+            session.index = emptied
             // The table no longer matches any index (readers would see that); gone is tidier.
             _ = try? CacheFileSystem.removeFile(at: layout.lookupTablePath)
             return removed
@@ -53,6 +55,7 @@ extension ImageCacheStore {
                 let hadImage = try CacheFileSystem.removeFile(at: layout.imagePath(localName))
                 if hadImage || session.index.byteCount(of: localName) != nil { deleted += 1 }
             }
+            kept.succeed(session.index)
             try session.replaceIndex(with: kept)
             let abandonedBefore = now.addingTimeInterval(-Self.abandonedTemporaryFileAge)
             for path in scan.temporaryPaths {

@@ -51,6 +51,7 @@ public final class ImageCacheStore: Sendable {
     let layout: CacheFileLayout
     let reader: CacheEntryReader
     private let state: ThreadLocked<State>
+    private let removalsSeen: ThreadLocked<Int>
 
     /// The index as this process last read it, and the means to change the folder.
     private struct State {
@@ -62,6 +63,9 @@ public final class ImageCacheStore: Sendable {
         /// asking image by image) is better served by reading the index once and then only what
         /// is appended, than by reading the table and the index's last lines at every look.
         var lookupTableLooksLeft = 4
+        /// The index's ``CacheIndex/removals``, published each time the index is brought up to
+        /// date or changed, for ``removalCount``.
+        let removalsSeen: ThreadLocked<Int>
 
         /// Whether the next look may go through the lookup table; counts it.
         mutating func mayLookThroughTable() -> Bool {
@@ -78,9 +82,12 @@ public final class ImageCacheStore: Sendable {
             case .appended(let records):
                 index.apply(records)
             case .replaced(let records):
-                index = CacheIndex()
-                index.apply(records)
+                var replacement = CacheIndex()
+                replacement.apply(records)
+                replacement.succeed(index)
+                index = replacement
             }
+            removalsSeen.withLock { $0 = index.removals }
         }
     }
 
@@ -98,9 +105,13 @@ public final class ImageCacheStore: Sendable {
         self.policy = policy
         self.layout = layout
         self.reader = CacheEntryReader(layout: layout)
+        // Its own lock, so that reading it never waits for a batch of images being written.
+        let removalsSeen = ThreadLocked(0)
+        self.removalsSeen = removalsSeen
         self.state = ThreadLocked(State(
             folderLock: CacheFolderLock(path: layout.lockPath),
-            indexFile: CacheIndexFile(path: layout.indexPath)
+            indexFile: CacheIndexFile(path: layout.indexPath),
+            removalsSeen: removalsSeen
         ))
     }
 
@@ -267,6 +278,13 @@ public final class ImageCacheStore: Sendable {
         }
     }
 
+    /// How many entries have left the cache's index as this store has seen it so far (counting
+    /// on from the store's creation): while it stays the same, an entry found or stored before
+    /// is still recorded, unless another process removed it since this store last looked.
+    var removalCount: Int {
+        removalsSeen.withLock { $0 }
+    }
+
     /// Says that many looks are coming, one after another (a site's pages): the next one reads
     /// the index whole instead of first looking through the lookup table, since after a few looks
     /// it would read the index anyway, and the looks through the table would have been for
@@ -358,7 +376,10 @@ public final class ImageCacheStore: Sendable {
             var session = CacheFolderSession(layout: layout, file: state.indexFile, durable: policy.durableWrites,
                                              index: state.index)
             state.index = CacheIndex()
-            defer { state.index = session.index }
+            defer {
+                state.index = session.index
+                state.removalsSeen.withLock { $0 = session.index.removals }
+            }
             let result = try body(&session)
             session.compactIfLarge()
             session.updateLookupTableIfBehind()

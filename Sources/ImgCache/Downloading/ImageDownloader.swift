@@ -46,6 +46,28 @@ final class ImageDownloader: Sendable {
         /// cache before then must look again rather than fetch them a second time. Emptied when
         /// no call is under way, so it holds at most one burst's URLs.
         var settled: Set<String> = []
+        /// Images found fresh in the cache, or stored, while calls were under way, by URL: a later
+        /// call answers them from here instead of looking in the cache again, as the pages of a
+        /// site do for the images they share. Emptied with `settled`, and whenever the store has
+        /// seen entries leave the cache since (``ImageCacheStore/removalCount``).
+        var found: [String: FoundImage] = [:]
+        /// The store's removal count that `found` is current with.
+        var foundAtRemovals = 0
+    }
+
+    /// What an image's outcome needs of its cache entry, and whether the entry is still fresh.
+    private struct FoundImage {
+        let localName: String
+        let byteCount: Int
+        let contentType: String?
+        let fetchedAt: Date
+
+        init(_ metadata: CacheEntryMetadata) {
+            localName = metadata.localName
+            byteCount = metadata.byteCount
+            contentType = metadata.contentType
+            fetchedAt = metadata.fetchedAt
+        }
     }
     private let onEvent: (@Sendable (ImageEvent) -> Void)?
     /// Exactly the formats the policy accepts.
@@ -178,24 +200,55 @@ final class ImageDownloader: Sendable {
         defer {
             fetches.withLock { fetches in
                 fetches.activeCalls -= 1
-                if fetches.activeCalls == 0 { fetches.settled.removeAll() }
+                if fetches.activeCalls == 0 {
+                    fetches.settled.removeAll()
+                    fetches.found.removeAll()
+                }
             }
         }
         var outcomes = [DownloadOutcome?](repeating: nil, count: images.count)
-        // One pass over the cache first, in one hop off the cooperative pool: on a warm run every
-        // image is answered here, without a task, an actor call or a second read of its metadata.
         let store = self.store
         let candidates = images.indices.filter { policy.allows(images[$0].url) && Self.mayBeImage(images[$0].url, naming: store.naming) }
-        let lookups = await BlockingIO.run { store.lookUpForUse(candidates.map { images[$0] }) }
-        var known = [CacheLookup?](repeating: nil, count: images.count)
-        for (index, lookup) in zip(candidates, lookups) {
-            guard case .fresh(let metadata) = lookup else {
-                known[index] = lookup
-                continue
+        let keys = candidates.map { images[$0].url.serializedWithoutFragment }
+        // Images that calls under way found or stored are answered from memory: no look in the
+        // cache's index, no `stat` of the file, no hop off the pool. On the 300-page site, 4,300
+        // of the 6,820 references.
+        let now = Date()
+        let removals = store.removalCount
+        var found: [FoundImage?] = fetches.withLock { fetches in
+            if fetches.foundAtRemovals != removals {
+                fetches.found.removeAll()
+                fetches.foundAtRemovals = removals
             }
-            outcomes[index] = finish(DownloadOutcome(
-                url: images[index].url.serializedWithoutFragment, localName: metadata.localName, status: .cached,
-                byteCount: metadata.byteCount, contentType: metadata.contentType))
+            return keys.map { key in fetches.found[key].flatMap { store.policy.isStale(fetchedAt: $0.fetchedAt, now: now) ? nil : $0 } }
+        }
+        // The rest in one pass over the cache, in one hop off the cooperative pool: on a warm run
+        // every image is answered here, without a task, an actor call or a second read of its
+        // metadata.
+        var known = [CacheLookup?](repeating: nil, count: images.count)
+        let toLookUp = candidates.indices.filter { found[$0] == nil }
+        if !toLookUp.isEmpty {
+            let lookups = await BlockingIO.run { store.lookUpForUse(toLookUp.map { images[candidates[$0]] }) }
+            var fresh: [(key: String, image: FoundImage)] = []
+            for (position, lookup) in zip(toLookUp, lookups) {
+                guard case .fresh(let metadata) = lookup else {
+                    known[candidates[position]] = lookup
+                    continue
+                }
+                let image = FoundImage(metadata)
+                found[position] = image
+                fresh.append((keys[position], image))
+            }
+            if !fresh.isEmpty {
+                fetches.withLock { fetches in
+                    for (key, image) in fresh { fetches.found[key] = image }
+                }
+            }
+        }
+        for (position, index) in candidates.enumerated() {
+            guard let image = found[position] else { continue }
+            outcomes[index] = finish(DownloadOutcome(url: keys[position], localName: image.localName, status: .cached,
+                                                     byteCount: image.byteCount, contentType: image.contentType))
         }
         // The same URL twice on a page is fetched once; its outcome is given to both. Each URL is
         // hashed once: its first position goes in as the default and comes back if it was there.
@@ -525,6 +578,7 @@ final class ImageDownloader: Sendable {
             bytes: response.body, url: image.url, contentType: response.header("Content-Type"),
             etag: response.header("ETag"), lastModified: response.header("Last-Modified"), format: success.format,
             urlName: image.urlName)) { result in
+            if case .success(let metadata) = result { self.remember(metadata) }
             let outcome = switch result {
             case .success(let metadata):
                 image.outcome(.downloaded, metadata)
@@ -534,6 +588,13 @@ final class ImageDownloader: Sendable {
             _ = self.finish(outcome)
             self.counter.decrement()
             stored(outcome)
+        }
+    }
+
+    /// Keeps a stored image for the calls under way (see ``Fetches/found``).
+    private func remember(_ metadata: CacheEntryMetadata) {
+        fetches.withLock { fetches in
+            if fetches.activeCalls > 0 { fetches.found[metadata.url] = FoundImage(metadata) }
         }
     }
 

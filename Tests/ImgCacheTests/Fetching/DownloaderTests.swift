@@ -452,4 +452,36 @@ struct DownloaderSharedCallsTests {
         #expect(downloader.outstandingCount == 0)
         try await fixture.close()
     }
+
+    @Test("while calls are under way, an image one of them stored is cached for the next, until it leaves the cache")
+    func storedImageIsAnsweredUntilRemoved() async throws {
+        let fixture = try await DownloadFixture.make()
+        let png = TestImages.png(width: 3)
+        fixture.server.route("/held.png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(30)))
+        fixture.server.route("/shared.png", .image(bytes: png, contentType: "image/png"))
+        let held = BrowserURL(fixture.server.url("/held.png"))!
+        let shared = BrowserURL(fixture.server.url("/shared.png"))!
+        let downloader = fixture.downloader
+        // Keeps a call under way, as the other pages of a site do.
+        let first = Task { await downloader.fetchAll([held, shared]) }
+        while !fixture.isCached("/shared.png") { try await Task.sleep(for: .milliseconds(5)) }
+
+        let again = try #require(await downloader.fetchAll([shared]).first)
+        #expect(again.status == .cached)
+        #expect(again.byteCount == png.count)
+        #expect(again.contentType == "image/png")
+        #expect(again.localName == fixture.store.naming.localName(for: shared))
+        #expect(fixture.server.requestCount("/shared.png") == 1)
+
+        // Gone from the cache (an app clearing it, eviction): the next call fetches it again.
+        try fixture.store.remove(shared)
+        let afterRemoval = try #require(await downloader.fetchAll([shared]).first)
+        #expect(afterRemoval.status == .downloaded)
+        #expect(fixture.server.requestCount("/shared.png") == 2)
+        #expect(fixture.isCached("/shared.png"))
+
+        await downloader.cancelAll()
+        _ = await first.value
+        try await fixture.close()
+    }
 }
