@@ -38,7 +38,20 @@ enum BlockingIO {
     /// pages at once took a quarter more CPU).
     private static let documents = DispatchQueue(label: "imgcache.documents", qos: .userInitiated, attributes: .concurrent)
 
-    /// Runs file work for a page, stylesheet or site file (see ``documents``).
+    /// Reading, writing and copying a site's pages and files: on the calling thread while each has
+    /// been quick, on ``documents`` once one was not. On the 300-page site in place saved 1,250 of
+    /// the run's 4,900 thread switches and about 5% of its CPU time (0.519 -> 0.490 s, 11
+    /// alternating rounds).
+    private static let documentFileWork = InlineWhileQuick(limit: .milliseconds(2))
+
+    /// Runs a page's, stylesheet's or site file's read, write or copy: in place while such work
+    /// has been quick, else on ``documents`` (see ``documentFileWork``).
+    static func runDocumentFileWork<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        if documentFileWork.isQuick { return try documentFileWork.run(work) }
+        return try await runForDocument(work)
+    }
+
+    /// Runs file work for a page, stylesheet or site file on ``documents``.
     static func runForDocument<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             documents.async { continuation.resume(with: Result { try work() }) }

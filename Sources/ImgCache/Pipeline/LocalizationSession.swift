@@ -168,7 +168,7 @@ public final class LocalizationSession: Sendable {
             // A site folder's other files are copied beside its pages; a page given on its own
             // is written where its author may have put its assets.
             awayFromOrigin = false
-            bytes = try await BlockingIO.runForDocument { try AtomicFile.read(path) }
+            bytes = try await BlockingIO.runDocumentFileWork { try AtomicFile.read(path) }
         }
         let destination = input.output
         options.referenceStyle = referenceStyle(fromFolder: destination.parentPath)
@@ -184,7 +184,7 @@ public final class LocalizationSession: Sendable {
             bytes, url: url, as: document, options: options, mode: mode, site: input.site, transportCharset: transportCharset,
             awayFromOrigin: awayFromOrigin, imagesFound: imagesFound,
             pageReady: { rewritten in
-                try await BlockingIO.runForDocument { try rewritten.write(toFile: destination) }
+                try await BlockingIO.runDocumentFileWork { try rewritten.write(toFile: destination) }
                 written?(rewritten)
             })
         let linked = result.page.linkedStylesheets
@@ -217,7 +217,7 @@ public final class LocalizationSession: Sendable {
     /// Copies a site file into the output as it is (a hard link where possible), atomically.
     /// - Throws: `FileError` naming the file.
     public func copy(_ copy: SiteFileCopy) async throws {
-        _ = try await BlockingIO.runForDocument { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
+        _ = try await BlockingIO.runDocumentFileWork { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
     }
 
     // MARK: - Ending
