@@ -299,7 +299,8 @@ final class ImageDownloader: Sendable {
             await withTaskCancellationHandler {
                 startWhatFits()
                 while running > 0 {
-                    for (index, origin, outcome) in await ended.takeAll() {
+                    // With every image started there is nothing to do before the last one ends.
+                    for (index, origin, outcome) in await ended.takeAll(atLeast: queue.isEmpty ? running : 1) {
                         settle(index, outcome)
                         running -= 1
                         queue.finished(origin)

@@ -61,6 +61,9 @@ struct OriginQueue {
         return started
     }
 
+    /// Whether every image has been started (or drained).
+    var isEmpty: Bool { turns.isEmpty }
+
     /// One image of the origin numbered `origin` has ended.
     mutating func finished(_ origin: Int) {
         queues[origin].running -= 1

@@ -9,6 +9,8 @@ final class OutcomeMailbox<Outcome: Sendable>: Sendable {
     private struct State {
         var delivered: [Outcome] = []
         var waiter: CheckedContinuation<[Outcome], Never>?
+        /// How many outcomes the waiter waits for.
+        var wanted = 1
     }
 
     private let state = ThreadLocked(State())
@@ -17,7 +19,7 @@ final class OutcomeMailbox<Outcome: Sendable>: Sendable {
     func deliver(_ outcome: Outcome) {
         let woken: (CheckedContinuation<[Outcome], Never>, [Outcome])? = state.withLock { state in
             state.delivered.append(outcome)
-            guard let waiter = state.waiter else { return nil }
+            guard let waiter = state.waiter, state.delivered.count >= state.wanted else { return nil }
             state.waiter = nil
             defer { state.delivered = [] }
             return (waiter, state.delivered)
@@ -25,10 +27,13 @@ final class OutcomeMailbox<Outcome: Sendable>: Sendable {
         if let (waiter, outcomes) = woken { waiter.resume(returning: outcomes) }
     }
 
-    /// Everything delivered since the last call, waiting until there is something. One caller at
-    /// a time, who must know that something is still to come.
-    func takeAll() async -> [Outcome] {
+    /// Everything delivered since the last call, waiting until there are at least `wanted`
+    /// outcomes: a caller with nothing to do before its last images end waits for them all, and
+    /// is woken once instead of at every burst. One caller at a time, who must know that that
+    /// many are still to come.
+    func takeAll(atLeast wanted: Int = 1) async -> [Outcome] {
         let ready: [Outcome] = state.withLock { state in
+            guard state.delivered.count >= wanted else { return [] }
             defer { state.delivered = [] }
             return state.delivered
         }
@@ -36,11 +41,12 @@ final class OutcomeMailbox<Outcome: Sendable>: Sendable {
         return await withCheckedContinuation { continuation in
             // Something may have been delivered between the look above and now.
             let ready: [Outcome]? = state.withLock { state in
-                guard state.delivered.isEmpty else {
+                guard state.delivered.count < wanted else {
                     defer { state.delivered = [] }
                     return state.delivered
                 }
                 state.waiter = continuation
+                state.wanted = wanted
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
