@@ -51,6 +51,18 @@ enum BlockingIO {
         return try await runForDocument(work)
     }
 
+    /// A page's look in the cache (its images' index records and files): in place while each has
+    /// been quick, as ``documentFileWork``. The cache writer holds the store's lock only to link a
+    /// batch's files and append their records.
+    private static let cacheLooks = InlineWhileQuick(limit: .milliseconds(2))
+
+    /// Runs a page's look in the cache: in place while such looks have been quick, else on the
+    /// file queues (see ``cacheLooks``).
+    static func runCacheLook<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        if cacheLooks.isQuick { return cacheLooks.run(work) }
+        return await run(work)
+    }
+
     /// Runs file work for a page, stylesheet or site file on ``documents``.
     static func runForDocument<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

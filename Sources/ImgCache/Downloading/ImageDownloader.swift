@@ -222,13 +222,12 @@ final class ImageDownloader: Sendable {
             }
             return keys.map { key in fetches.found[key].flatMap { store.policy.isStale(fetchedAt: $0.fetchedAt, now: now) ? nil : $0 } }
         }
-        // The rest in one pass over the cache, in one hop off the cooperative pool: on a warm run
-        // every image is answered here, without a task, an actor call or a second read of its
-        // metadata.
+        // The rest in one pass over the cache: on a warm run every image is answered here, without
+        // a task, an actor call or a second read of its metadata.
         var known = [CacheLookup?](repeating: nil, count: images.count)
         let toLookUp = candidates.indices.filter { found[$0] == nil }
         if !toLookUp.isEmpty {
-            let lookups = await BlockingIO.run { store.lookUpForUse(toLookUp.map { images[candidates[$0]] }) }
+            let lookups = await BlockingIO.runCacheLook { store.lookUpForUse(toLookUp.map { images[candidates[$0]] }) }
             var fresh: [(key: String, image: FoundImage)] = []
             for (position, lookup) in zip(toLookUp, lookups) {
                 guard case .fresh(let metadata) = lookup else {
