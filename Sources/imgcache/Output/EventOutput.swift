@@ -46,6 +46,9 @@ final class EventOutput: Sendable {
     }
 
     func imagesFound(_ count: Int) {
+        // Only the progress display counts them: without it, waking the consumer for each page
+        // of a site would do nothing.
+        guard progress != nil else { return }
         continuation.yield(.imagesFound(count))
     }
 
