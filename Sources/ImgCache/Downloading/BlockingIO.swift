@@ -39,9 +39,8 @@ enum BlockingIO {
     private static let documents = DispatchQueue(label: "imgcache.documents", qos: .userInitiated, attributes: .concurrent)
 
     /// Reading, writing and copying a site's pages and files: on the calling thread while each has
-    /// been quick, on ``documents`` once one was not. On the 300-page site in place saved 1,250 of
-    /// the run's 4,900 thread switches and about 5% of its CPU time (0.519 -> 0.490 s, 11
-    /// alternating rounds).
+    /// been quick, on ``documents`` once one was not. A hop there and back wakes two threads,
+    /// which on a local file system costs more than the work (Benchmarks/README.md, A whole site).
     private static let documentFileWork = InlineWhileQuick(limit: .milliseconds(2))
 
     /// Runs a page's, stylesheet's or site file's read, write or copy: in place while such work
