@@ -48,8 +48,9 @@ final class ImageDownloader: Sendable {
         var settled: Set<String> = []
         /// Images found fresh in the cache, or stored, while calls were under way, by URL: a later
         /// call answers them from here instead of looking in the cache again, as the pages of a
-        /// site do for the images they share. Emptied with `settled`, and whenever the store has
-        /// seen entries leave the cache since (``ImageCacheStore/removalCount``).
+        /// site do for the images they share (see ``FoundImage/answers(at:policy:)``). Emptied
+        /// with `settled`, and whenever the store has seen entries leave the cache since
+        /// (``ImageCacheStore/removalCount``).
         var found: [String: FoundImage] = [:]
         /// The store's removal count that `found` is current with.
         var foundAtRemovals = 0
@@ -61,12 +62,22 @@ final class ImageDownloader: Sendable {
         let byteCount: Int
         let contentType: String?
         let fetchedAt: Date
+        /// When it was found or stored: its use then was recorded (or did not need to be).
+        let foundAt: Date
 
-        init(_ metadata: CacheEntryMetadata) {
+        init(_ metadata: CacheEntryMetadata, at time: Date) {
             localName = metadata.localName
             byteCount = metadata.byteCount
             contentType = metadata.contentType
             fetchedAt = metadata.fetchedAt
+            foundAt = time
+        }
+
+        /// Whether it may stand for a look in the cache at `now`: still fresh, and found recently
+        /// enough that a use at `now` need not be recorded (a look records a use at most once in
+        /// ``ImageCacheStore/lastUseGranularity``; eviction goes by the last one).
+        func answers(at now: Date, policy: CachePolicy) -> Bool {
+            now.timeIntervalSince(foundAt) < ImageCacheStore.lastUseGranularity && !policy.isStale(fetchedAt: fetchedAt, now: now)
         }
     }
     private let onEvent: (@Sendable (ImageEvent) -> Void)?
@@ -220,7 +231,7 @@ final class ImageDownloader: Sendable {
                 fetches.found.removeAll()
                 fetches.foundAtRemovals = removals
             }
-            return keys.map { key in fetches.found[key].flatMap { store.policy.isStale(fetchedAt: $0.fetchedAt, now: now) ? nil : $0 } }
+            return keys.map { key in fetches.found[key].flatMap { $0.answers(at: now, policy: store.policy) ? $0 : nil } }
         }
         // The rest in one pass over the cache: on a warm run every image is answered here, without
         // a task, an actor call or a second read of its metadata.
@@ -234,7 +245,7 @@ final class ImageDownloader: Sendable {
                     known[candidates[position]] = lookup
                     continue
                 }
-                let image = FoundImage(metadata)
+                let image = FoundImage(metadata, at: now)
                 found[position] = image
                 fresh.append((keys[position], image))
             }
@@ -594,7 +605,7 @@ final class ImageDownloader: Sendable {
     /// Keeps a stored image for the calls under way (see ``Fetches/found``).
     private func remember(_ metadata: CacheEntryMetadata) {
         fetches.withLock { fetches in
-            if fetches.activeCalls > 0 { fetches.found[metadata.url] = FoundImage(metadata) }
+            if fetches.activeCalls > 0 { fetches.found[metadata.url] = FoundImage(metadata, at: Date()) }
         }
     }
 
