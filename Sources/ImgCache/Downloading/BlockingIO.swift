@@ -38,13 +38,13 @@ enum BlockingIO {
     /// pages at once took a quarter more CPU).
     private static let documents = DispatchQueue(label: "imgcache.documents", qos: .userInitiated, attributes: .concurrent)
 
-    /// Reading, writing and copying a site's pages and files: on the calling thread while each has
+    /// Reading and writing a site's pages and stylesheets: on the calling thread while each has
     /// been quick, on ``documents`` once one was not. A hop there and back wakes two threads,
     /// which on a local file system costs more than the work (Benchmarks/README.md, A whole site).
     private static let documentFileWork = InlineWhileQuick(limit: .milliseconds(2))
 
-    /// Runs a page's, stylesheet's or site file's read, write or copy: in place while such work
-    /// has been quick, else on ``documents`` (see ``documentFileWork``).
+    /// Runs a page's or stylesheet's read or write: in place while such work has been quick, else
+    /// on ``documents`` (see ``documentFileWork``).
     static func runDocumentFileWork<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         if documentFileWork.isQuick { return try documentFileWork.run(work) }
         return try await runForDocument(work)

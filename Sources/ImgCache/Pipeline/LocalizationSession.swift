@@ -217,7 +217,8 @@ public final class LocalizationSession: Sendable {
     /// Copies a site file into the output as it is (a hard link where possible), atomically.
     /// - Throws: `FileError` naming the file.
     public func copy(_ copy: SiteFileCopy) async throws {
-        _ = try await BlockingIO.runDocumentFileWork { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
+        // Always off the pool: a copy (where a hard link cannot be made) is as long as the file.
+        _ = try await BlockingIO.runForDocument { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
     }
 
     // MARK: - Ending
