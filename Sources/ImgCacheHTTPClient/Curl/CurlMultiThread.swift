@@ -60,7 +60,7 @@ final class CurlMultiThread: @unchecked Sendable {
     // The thread's own.
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
-    private var gate = FirstConnectionGate()
+    private var gate = OriginGate()
     /// When the running transfers' deadlines were last looked at.
     private var lastDeadlineSweep = ContinuousClock.now
 
@@ -193,7 +193,7 @@ final class CurlMultiThread: @unchecked Sendable {
             }
             endTransfersPastTheirDeadlines()
             let released = gate.released()
-            for transfer in released { start(transfer) }
+            for transfer in released { launch(transfer) }
             // Tasks resumed by the transfers that ended, or transfers handed in by tasks, are
             // taken at once: the thread itself handed them in, so no wake-up is on its way.
             let hasWork = !released.isEmpty || lock.withLock { !jobs.isEmpty || !submitted.isEmpty || !cancellations.isEmpty }
@@ -274,7 +274,7 @@ final class CurlMultiThread: @unchecked Sendable {
         for (easy, _) in overdue { complete(easy, code: CURLE_OPERATION_TIMEDOUT) }
         for transfer in gate.held where now > transfer.request.deadline + .milliseconds(200) && gate.remove(transfer) {
             transfer.finish(.failure(CurlFailure(
-                code: CURLE_OPERATION_TIMEDOUT.rawValue, message: "timed out waiting for the host's first connection",
+                code: CURLE_OPERATION_TIMEDOUT.rawValue, message: "timed out waiting for a connection to the host",
                 connected: false, headReceived: false, bodyReceived: 0, declaredLength: nil, exceededLimit: false,
                 headTooLarge: false, deniedAddress: nil, verifyResult: 0)))
         }
@@ -286,6 +286,11 @@ final class CurlMultiThread: @unchecked Sendable {
             return
         }
         guard gate.admit(transfer) else { return }
+        launch(transfer)
+    }
+
+    /// Hands an admitted transfer to libcurl.
+    private func launch(_ transfer: CurlTransfer) {
         let easy = idleHandles.popLast() ?? imgcache_curl_easy_init()
         guard let easy else {
             gate.ended(transfer)
@@ -302,6 +307,7 @@ final class CurlMultiThread: @unchecked Sendable {
             return
         }
         running[easy] = transfer
+        transfer.handle = easy
         let code = imgcache_curl_multi_add_handle(multi, easy)
         if code != CURLM_OK {
             end(easy, with: .failure(TransportError.connection(String(cString: imgcache_curl_multi_strerror(code)))))
@@ -311,6 +317,16 @@ final class CurlMultiThread: @unchecked Sendable {
     /// A finished transfer: its response, or why there is none.
     private func complete(_ easy: UnsafeMutableRawPointer, code: CURLcode) {
         guard let transfer = running[easy] else { return }
+        if transfer.wasRefusedAsProbe {
+            // Not a failure: the origin's connection is full. The transfer waits for a stream.
+            running[easy] = nil
+            _ = imgcache_curl_multi_remove_handle(multi, easy)
+            imgcache_curl_easy_reset(easy)
+            idleHandles.append(easy)
+            transfer.prepareToResend()
+            gate.probeRefused(transfer)
+            return
+        }
         if code == CURLE_OK {
             var version = 0
             _ = imgcache_curl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
@@ -338,6 +354,7 @@ final class CurlMultiThread: @unchecked Sendable {
     /// Takes the transfer off the multi handle, keeps the handle for the next one, and resumes the caller.
     private func end(_ easy: UnsafeMutableRawPointer, with result: Result<TransportResponse, any Error>) {
         guard let transfer = running.removeValue(forKey: easy) else { return }
+        transfer.handle = nil
         gate.ended(transfer)
         _ = imgcache_curl_multi_remove_handle(multi, easy)
         imgcache_curl_easy_reset(easy)
@@ -362,8 +379,7 @@ final class CurlMultiThread: @unchecked Sendable {
         // HTTP/2 over TLS when the server offers it (ALPN). No CURLOPT_PIPEWAIT: libcurl 7.88 parks
         // the waiting transfers where their time-outs do not run and moves them on one wake-up at
         // a time, and on plain http it held each request back until the host's first response had
-        // ended. FirstConnectionGate makes a new https host's burst wait for its first connection
-        // instead.
+        // ended. OriginGate makes a new https host's burst wait for its first connection instead.
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         let remaining = request.deadline - ContinuousClock.now
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
@@ -393,14 +409,12 @@ final class CurlMultiThread: @unchecked Sendable {
         }
         transfer.headerList = list
         _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list)
-        // The private-network guard, on each address a connection is opened to. Through a proxy
-        // that address is the proxy's, so the transport checks the names instead. A connection is
-        // only ever reused by requests of the same policy: each policy has a thread and multi
-        // handle (and so a connection cache) of its own.
-        if transfer.proxy == nil {
-            _ = imgcache_curl_easy_setopt_opensocket(easy, curlOpenSocket)
-            _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
-        }
+        // Each socket libcurl opens: refused to a probe (OriginGate), and the private-network
+        // guard on the address (not through a proxy, whose address it would be: the transport
+        // checks the names instead). A connection is only ever reused by requests of the same
+        // policy: each policy has a thread and multi handle (and so a connection cache) of its own.
+        _ = imgcache_curl_easy_setopt_opensocket(easy, curlOpenSocket)
+        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -466,13 +480,25 @@ private func deliver(_ data: UnsafeMutablePointer<CChar>?, _ length: Int, to con
 }
 
 private let curlConnected: curl_prereq_callback = { context, _, _, _, _ in
-    if let context { Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isConnected = true }
+    guard let context else { return CURL_PREREQFUNC_OK }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    transfer.isConnected = true
+    if let handle = transfer.handle {
+        var connections = 0
+        _ = imgcache_curl_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connections)
+        transfer.reusedConnection = connections == 0
+    }
     return CURL_PREREQFUNC_OK
 }
 
 private let curlOpenSocket: curl_opensocket_callback = { context, purpose, address in
     guard let context, let address else { return CURL_SOCKET_BAD }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    if transfer.isProbe {
+        transfer.wasRefusedAsProbe = true
+        return CURL_SOCKET_BAD
+    }
+    guard transfer.proxy == nil else { return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol) }
     // `addr` is the last member, with room behind it for the longer IPv6 address.
     let socketAddress = (UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!)
         .assumingMemoryBound(to: sockaddr.self)

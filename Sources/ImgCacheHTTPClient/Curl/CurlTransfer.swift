@@ -28,6 +28,15 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var headReceived = false
     /// Set once a connection is up and the request is about to be sent on it.
     var isConnected = false
+    /// Whether that connection was there before this transfer (libcurl's `CURLINFO_NUM_CONNECTS` is 0).
+    var reusedConnection = false
+    /// Sent beyond the streams known to fit on its origin's connection (``OriginGate``): libcurl
+    /// may not open a connection for it.
+    var isProbe = false
+    /// Set when libcurl asked for a socket for this probe and was refused it.
+    var wasRefusedAsProbe = false
+    /// The easy handle it runs on, while it is with libcurl.
+    var handle: UnsafeMutableRawPointer?
     /// The bytes of head received, counted against ``maxHeadBytes``.
     private var headBytes = 0
     /// Set when the head passed ``maxHeadBytes``: the header callback then stops the transfer.
@@ -46,7 +55,7 @@ final class CurlTransfer: @unchecked Sendable {
     var isCancelled = false
 
     /// What tells an https origin's connections apart (host, port and proxy), for
-    /// ``FirstConnectionGate``; nil for plain http.
+    /// ``OriginGate``; nil for plain http.
     let originKey: String?
 
     /// Whether the URL is https, and so needs the trusted CAs.
@@ -74,6 +83,17 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     var isFinished: Bool { completion == nil }
+
+    /// Readies a probe that was refused a connection (and so never connected) to be sent again.
+    func prepareToResend() {
+        wasRefusedAsProbe = false
+        handle = nil
+        errorBuffer[0] = 0
+        imgcache_curl_slist_free_all(headerList)
+        imgcache_curl_slist_free_all(resolveList)
+        headerList = nil
+        resolveList = nil
+    }
 
     /// libcurl's message for the failure, if it wrote one.
     var errorMessage: String {

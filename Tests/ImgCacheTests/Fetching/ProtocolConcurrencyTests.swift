@@ -55,16 +55,39 @@ struct ProtocolConcurrencyTests {
         try await fixture.close()
     }
 
+    /// Fetches one image, as the page would be, so that the connection has answered (and its
+    /// server's settings are in) before the images are asked for.
+    private func openConnection(_ fixture: DownloadFixture) async {
+        fixture.server.route("/first.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        _ = await fixture.fetch("/first.png")
+    }
+
     @Test("a stream cap above 100 keeps to one connection where the server allows that many", arguments: CommandLineTransport.allCases)
     func streamCapAboveAHundred(client: CommandLineTransport) async throws {
         let policy = DownloadPolicy(perHostStreams: 150)
         let fixture = try await DownloadFixture.make(policy: policy, wire: .https2, maxConcurrentStreams: 200, client: client)
+        await openConnection(fixture)
         // libcurl's own default cap (100 streams) made it open a second connection for the rest.
         let outcomes = await fixture.downloader.fetchAll(slowImages(160, on: fixture.server, delay: .seconds(2)))
         #expect(outcomes.allSatisfy { $0.status == .downloaded })
         #expect(fixture.server.negotiatedProtocols == ["h2"], "one connection, HTTP/2")
         #expect(fixture.server.maxConcurrentStreamsOnOneConnection > 100,
                 "\(fixture.server.maxConcurrentStreamsOnOneConnection) requests at once on the connection")
+        try await fixture.close()
+    }
+
+    @Test("a stream cap above the server's limit, past 100, keeps to its one connection at that limit", arguments: CommandLineTransport.allCases)
+    func streamCapAboveTheServersLimit(client: CommandLineTransport) async throws {
+        let policy = DownloadPolicy(perHostStreams: 150)
+        let fixture = try await DownloadFixture.make(policy: policy, wire: .https2, maxConcurrentStreams: 120, client: client)
+        await openConnection(fixture)
+        // libcurl opened a connection of its own for each request beyond the server's 120.
+        let outcomes = await fixture.downloader.fetchAll(slowImages(160, on: fixture.server, delay: .seconds(2)))
+        #expect(outcomes.allSatisfy { $0.status == .downloaded })
+        #expect(fixture.server.negotiatedProtocols == ["h2"], "one connection, HTTP/2")
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection > 100,
+                "\(fixture.server.maxConcurrentStreamsOnOneConnection) requests at once on the connection")
+        #expect(fixture.server.maxConcurrentStreamsOnOneConnection <= 120)
         try await fixture.close()
     }
 
