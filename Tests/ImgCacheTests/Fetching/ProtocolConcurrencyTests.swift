@@ -100,9 +100,10 @@ struct ProtocolConcurrencyTests {
         try await fixture.close()
     }
 
-    @Test("a server that allows fewer streams than the cap still gets every image, never more at once than it allows")
-    func serverStreamLimit() async throws {
-        let fixture = try await DownloadFixture.make(wire: .https2, maxConcurrentStreams: 10)
+    @Test("a server that allows fewer streams than the cap still gets every image, never more at once than it allows",
+          arguments: CommandLineTransport.allCases)
+    func serverStreamLimit(client: CommandLineTransport) async throws {
+        let fixture = try await DownloadFixture.make(wire: .https2, maxConcurrentStreams: 10, client: client)
         let outcomes = await fixture.downloader.fetchAll(slowImages(40, on: fixture.server, delay: .milliseconds(200)))
         #expect(outcomes.allSatisfy { $0.status == .downloaded })
         #expect(fixture.server.maxConcurrentStreamsOnOneConnection <= 10)
