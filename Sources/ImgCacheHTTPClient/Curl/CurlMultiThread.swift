@@ -479,10 +479,11 @@ private func deliver(_ data: UnsafeMutablePointer<CChar>?, _ length: Int, to con
     return accepted ? length : 0
 }
 
-private let curlConnected: curl_prereq_callback = { context, _, _, _, _ in
+private let curlConnected: curl_prereq_callback = { context, _, _, _, localPort in
     guard let context else { return CURL_PREREQFUNC_OK }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     transfer.isConnected = true
+    transfer.localPort = localPort
     if let handle = transfer.handle {
         var connections = 0
         _ = imgcache_curl_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connections)

@@ -30,6 +30,8 @@ final class CurlTransfer: @unchecked Sendable {
     var isConnected = false
     /// Whether that connection was there before this transfer (libcurl's `CURLINFO_NUM_CONNECTS` is 0).
     var reusedConnection = false
+    /// That connection's local port: what tells it from the origin's other connections.
+    var localPort: Int32 = 0
     /// Sent beyond the streams known to fit on its origin's connection (``OriginGate``): libcurl
     /// may not open a connection for it.
     var isProbe = false

@@ -30,6 +30,8 @@ struct OriginGate {
     private struct Origin {
         /// The transfer whose connection the others wait for, while it connects.
         var first: CurlTransfer?
+        /// The local port of that connection, once up: the one the others should share.
+        var connection: Int32 = 0
         /// Transfers waiting for the first connection, a probe's outcome or a free stream, in the
         /// order they came.
         var held: [CurlTransfer] = []
@@ -118,12 +120,19 @@ struct OriginGate {
             guard var origin = origins[key] else { continue }
             if let first = origin.first, first.isConnected || first.isFinished {
                 origin.first = nil
+                origin.connection = first.localPort
                 if first.reusedConnection { origin.answered = true }
             }
             if let probe = origin.probe, probe.isConnected {
                 probe.isProbe = false
                 origin.probe = nil
-                origin.shared = max(origin.shared, origin.admitted)
+                // On another connection already open (the server refused streams of a first burst
+                // beyond its limit, and libcurl opened more): the shared one is full.
+                if probe.localPort == origin.connection {
+                    origin.shared = max(origin.shared, origin.admitted)
+                } else {
+                    origin.limit = origin.admitted - 1
+                }
             }
             var count = 0
             while count < origin.held.count, origin.mayAdmit {

