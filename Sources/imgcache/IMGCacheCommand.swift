@@ -17,11 +17,6 @@ struct IMGCacheCommand: AsyncParsableCommand {
 
     static func main() async {
         MallocTuning.forDownloads()
-        #if canImport(CCurl)
-        if downloads(CommandLine.arguments) {
-            CurlTransport.startLoading(checkingSystemCAs: CommandLine.arguments.contains { $0.contains("https://") })
-        }
-        #endif
         await parseAndRun(Array(CommandLine.arguments.dropFirst()))
         finishBackgroundWork()
     }
@@ -29,6 +24,14 @@ struct IMGCacheCommand: AsyncParsableCommand {
     /// What ArgumentParser's `main(_:)` does, except that a command line of many inputs is read
     /// in one pass (``LongInputList``) and a command without subcommands is parsed on its own.
     private static func parseAndRun(_ arguments: [String]) async {
+        #if canImport(CCurl)
+        // Here, on the cooperative pool, not before the hop to it: loading libcurl holds the
+        // dynamic linker's locks until its 32 libraries are in, and the runtime's first hop takes
+        // them (a `dlsym` for dispatch, a worker thread's TLS), so the parse waited for the load.
+        if downloads(CommandLine.arguments) {
+            CurlTransport.startLoading(checkingSystemCAs: CommandLine.arguments.contains { $0.contains("https://") })
+        }
+        #endif
         do {
             guard let split = LongInputList.split(arguments, commands: listCommands) else {
                 let command = if let leaf = await parseLeafCommand(arguments) { leaf } else { try await asyncParseAsRoot(arguments) }
