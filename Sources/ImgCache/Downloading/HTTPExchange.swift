@@ -37,8 +37,8 @@ struct HTTPExchange: Sendable {
 
     let transport: any ImageTransport
     let policy: Policy
-    /// Told the HTTP version of every response, with the URL that gave it.
-    var observe: (@Sendable (HTTPVersion?, BrowserURL) -> Void)? = nil
+    /// Told every response (for its HTTP version and stream limit), with the URL that gave it.
+    var observe: (@Sendable (TransportResponse, BrowserURL) -> Void)? = nil
 
     /// GETs `url` with `headers`. Succeeds with a 2xx (of an accepted format, when the policy
     /// names formats) or, when `acceptsNotModified`, a 304.
@@ -73,7 +73,7 @@ struct HTTPExchange: Sendable {
                         ? try await transport.sendCheckingAddresses(request)
                         : try await withDeadline(deadline) { try await transport.sendCheckingAddresses(request) }
                 }
-                observe?(response.httpVersion, current)
+                observe?(response, current)
                 switch response.status {
                 case 301, 302, 303, 307, 308:
                     guard let location = response.header("Location") else {
@@ -160,7 +160,7 @@ struct HTTPExchange: Sendable {
     /// observes it. Nil for any other response (which `get` goes on from).
     func immediateSuccess(_ response: TransportResponse, from url: BrowserURL) -> Success? {
         guard (200..<300).contains(response.status), let success = success(response, from: url) else { return nil }
-        observe?(response.httpVersion, url)
+        observe?(response, url)
         return success
     }
 

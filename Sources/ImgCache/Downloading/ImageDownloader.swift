@@ -99,8 +99,8 @@ final class ImageDownloader: Sendable {
         self.writer = CacheWriteQueue(store: store)
         let originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
         self.originLimits = originLimits
-        self.exchange = HTTPExchange(transport: transport, policy: .image(policy), observe: { version, url in
-            originLimits.observe(version, from: Origin(url))
+        self.exchange = HTTPExchange(transport: transport, policy: .image(policy), observe: { response, url in
+            originLimits.observe(response.httpVersion, streamLimit: response.streamLimit, from: Origin(url))
         })
         self.taskStarter = transport as? any TaskStartingTransport
         self.onEvent = onEvent

@@ -36,13 +36,19 @@ public struct TransportResponse: Sendable {
     /// The HTTP version the response came over; nil when the transport cannot tell (the downloader
     /// then treats the host as an HTTP/1.1 one).
     public var httpVersion: HTTPVersion?
+    /// The most requests the origin's server takes at once on the connection, when the transport
+    /// has learnt it (its HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS`): the downloader then sends no
+    /// more than that at once, and the rest wait in its queue, where no time-out runs yet.
+    public var streamLimit: Int?
 
     /// Creates a response.
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], httpVersion: HTTPVersion? = nil) {
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], httpVersion: HTTPVersion? = nil,
+                streamLimit: Int? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.httpVersion = httpVersion
+        self.streamLimit = streamLimit
     }
 
     /// The first value of a header, compared case-insensitively.

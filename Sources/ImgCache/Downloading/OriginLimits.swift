@@ -6,11 +6,13 @@
 /// to the multiplexed one (the streams one connection may carry), releasing the requests that were
 /// waiting; a later HTTP/1.1 answer (say, a CDN that stopped offering h2) lowers it again as
 /// requests end. The transport keeps to the server's own `SETTINGS_MAX_CONCURRENT_STREAMS`
-/// underneath: AsyncHTTPClient and URLSession queue what the server does not accept yet.
+/// underneath: AsyncHTTPClient and URLSession queue what the server does not accept yet. A
+/// transport that learns that limit (libcurl's) reports it, and it bounds the origin here too.
 final class OriginLimits: Sendable {
     private struct Entry {
         let semaphore: AsyncSemaphore
         var version: HTTPVersion?
+        var streamLimit: Int?
     }
 
     private let http1Limit: Int
@@ -27,21 +29,26 @@ final class OriginLimits: Sendable {
         origins.withLock { origins in
             if let existing = origins[origin] { return existing.semaphore }
             let semaphore = AsyncSemaphore(value: http1Limit)
-            origins[origin] = Entry(semaphore: semaphore, version: nil)
+            origins[origin] = Entry(semaphore: semaphore, version: nil, streamLimit: nil)
             return semaphore
         }
     }
 
-    /// Records the HTTP version `origin` answered with, adapting its limit when it changed. An
-    /// unknown version (a transport that cannot tell) changes nothing.
-    func observe(_ version: HTTPVersion?, from origin: Origin) {
+    /// Records the HTTP version `origin` answered with, and the stream limit its server set when
+    /// the transport knows it, adapting its limit when either changed. An unknown version (a
+    /// transport that cannot tell) changes nothing.
+    func observe(_ version: HTTPVersion?, streamLimit: Int? = nil, from origin: Origin) {
         guard let version else { return }
-        let changed: AsyncSemaphore? = origins.withLock { origins in
-            guard let current = origins[origin], current.version != version else { return nil }
+        let changed: (AsyncSemaphore, Int?)? = origins.withLock { origins in
+            guard let current = origins[origin] else { return nil }
+            let streamLimit = streamLimit ?? current.streamLimit
+            guard current.version != version || current.streamLimit != streamLimit else { return nil }
             origins[origin]?.version = version
-            return current.semaphore
+            origins[origin]?.streamLimit = streamLimit
+            return (current.semaphore, streamLimit)
         }
-        changed?.setLimit(version.multiplexes ? multiplexedLimit : http1Limit)
+        guard let (semaphore, streamLimit) = changed else { return }
+        semaphore.setLimit(version.multiplexes ? min(multiplexedLimit, max(1, streamLimit ?? .max)) : http1Limit)
     }
 
     /// The limit in force for `origin` now (for tests and diagnostics).

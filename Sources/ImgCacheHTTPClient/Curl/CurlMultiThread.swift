@@ -337,7 +337,7 @@ final class CurlMultiThread: @unchecked Sendable {
             default: nil
             }
             let response = TransportResponse(status: transfer.status, headers: transfer.headers, body: transfer.body,
-                                             httpVersion: httpVersion)
+                                             httpVersion: httpVersion, streamLimit: gate.streamLimit(of: transfer))
             end(easy, with: .success(response))
             return
         }

@@ -149,6 +149,12 @@ struct OriginGate {
         return released
     }
 
+    /// The most transfers at once to the origin of `transfer`, once a probe found its connection
+    /// full; nil before, and for plain http.
+    func streamLimit(of transfer: CurlTransfer) -> Int? {
+        transfer.originKey.flatMap { origins[$0]?.limit }
+    }
+
     /// Takes a held transfer out (cancelled, or past its deadline); false when it is not held.
     mutating func remove(_ transfer: CurlTransfer) -> Bool {
         guard let key = transfer.originKey,

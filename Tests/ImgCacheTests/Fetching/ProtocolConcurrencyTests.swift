@@ -88,6 +88,11 @@ struct ProtocolConcurrencyTests {
         #expect(fixture.server.maxConcurrentStreamsOnOneConnection > 100,
                 "\(fixture.server.maxConcurrentStreamsOnOneConnection) requests at once on the connection")
         #expect(fixture.server.maxConcurrentStreamsOnOneConnection <= 120)
+        // libcurl tells the downloader what it learnt: the requests beyond it wait in the
+        // downloader's queue, where their time-outs have not started.
+        if client != .asyncHTTPClient {
+            #expect(fixture.downloader.currentLimit(forOriginOf: BrowserURL(fixture.server.url("/first.png"))!) == 120)
+        }
         try await fixture.close()
     }
 
