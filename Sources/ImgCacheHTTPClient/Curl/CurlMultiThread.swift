@@ -319,10 +319,7 @@ final class CurlMultiThread: @unchecked Sendable {
         guard let transfer = running[easy] else { return }
         if transfer.wasRefusedAsProbe {
             // Not a failure: the origin's connection is full. The transfer waits for a stream.
-            running[easy] = nil
-            _ = imgcache_curl_multi_remove_handle(multi, easy)
-            imgcache_curl_easy_reset(easy)
-            idleHandles.append(easy)
+            detach(easy)
             transfer.prepareToResend()
             gate.probeRefused(transfer)
             return
@@ -353,13 +350,20 @@ final class CurlMultiThread: @unchecked Sendable {
 
     /// Takes the transfer off the multi handle, keeps the handle for the next one, and resumes the caller.
     private func end(_ easy: UnsafeMutableRawPointer, with result: Result<TransportResponse, any Error>) {
-        guard let transfer = running.removeValue(forKey: easy) else { return }
-        transfer.handle = nil
+        guard let transfer = detach(easy) else { return }
         gate.ended(transfer)
+        transfer.finish(result)
+    }
+
+    /// Takes the transfer running on `easy` off the multi handle and keeps the handle for the next one.
+    @discardableResult
+    private func detach(_ easy: UnsafeMutableRawPointer) -> CurlTransfer? {
+        guard let transfer = running.removeValue(forKey: easy) else { return nil }
+        transfer.handle = nil
         _ = imgcache_curl_multi_remove_handle(multi, easy)
         imgcache_curl_easy_reset(easy)
         idleHandles.append(easy)
-        transfer.finish(result)
+        return transfer
     }
 
     /// - Throws: ``CertificateTrustError`` when the CA files an https transfer needs cannot be made.

@@ -89,7 +89,6 @@ final class CurlTransfer: @unchecked Sendable {
     /// Readies a probe that was refused a connection (and so never connected) to be sent again.
     func prepareToResend() {
         wasRefusedAsProbe = false
-        handle = nil
         errorBuffer[0] = 0
         imgcache_curl_slist_free_all(headerList)
         imgcache_curl_slist_free_all(resolveList)

@@ -47,16 +47,19 @@ struct OriginGate {
         /// The transfer sent beyond ``shared`` whose connection is not known yet.
         var probe: CurlTransfer?
 
+        /// How many may be with libcurl before the next one is a probe.
+        var unprobedLimit: Int { answered ? shared : OriginGate.unprobedStreams }
+
         var mayAdmit: Bool {
             guard first == nil, admitted < limit ?? .max else { return false }
-            return admitted < (answered ? shared : OriginGate.unprobedStreams) || (answered && probe == nil)
+            return admitted < unprobedLimit || (answered && probe == nil)
         }
 
         mutating func take(_ transfer: CurlTransfer) {
             if admitted == 0 {
                 first = transfer
                 answered = false
-            } else if admitted >= (answered ? shared : OriginGate.unprobedStreams) {
+            } else if admitted >= unprobedLimit {
                 probe = transfer
                 transfer.isProbe = true
             }
