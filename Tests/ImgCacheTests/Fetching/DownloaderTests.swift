@@ -236,9 +236,8 @@ struct DownloaderTests {
         // Two or three requests at a time, so that most images wait for a slot and some do not.
         // Over HTTP/2, the origin's answer to the first fetch below raises its limit to 3 streams:
         // the call then waits for its outcomes on the cooperative pool, not the transport's thread.
-        // The redirect loop's requests go one after another within one deadline while the slow
-        // image uses its own up: 3 redirects and 6 s leave room for a machine busy with other tests
-        // (a CI run once saw a 5-redirect loop take 3 s to its fourth request).
+        // The redirect loop's requests go one after another within one deadline, which the slow
+        // image must use up: 3 redirects in 6 s leave room for a machine busy with other tests.
         let policy = DownloadPolicy(perHostConcurrency: 2, perHostStreams: 3, timeout: .seconds(6), retryDelay: .milliseconds(20),
                                     maxRedirects: 3, maxBytes: 10_000)
         let fixture = try await DownloadFixture.make(policy: policy, cache: CachePolicy(maxAge: 0), wire: wire, client: client)
