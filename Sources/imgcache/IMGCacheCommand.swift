@@ -1,4 +1,11 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #if canImport(CCurl)
 import ImgCacheHTTPClient
 #endif
@@ -76,6 +83,17 @@ struct IMGCacheCommand: AsyncParsableCommand {
     private static func exitAfterBackgroundWork(withError error: any Error) -> Never {
         finishBackgroundWork()
         exit(withError: error)
+    }
+
+    /// Ends the process with `status` once a command's work is done and written: the output
+    /// streams are flushed, but nothing the process holds is freed (its cache index, manifest
+    /// entries and plan go with the process) and the libraries' exit handlers (OpenSSL's, and
+    /// those of libcurl's other dependencies) do not run. Both were work on the way to exit that
+    /// nobody waits for but the caller.
+    static func exitSkippingTeardown(status: Int32) -> Never {
+        finishBackgroundWork()
+        fflush(nil as UnsafeMutablePointer<FILE>?)
+        _exit(status)
     }
 
     private static func finishBackgroundWork() {

@@ -97,8 +97,7 @@ struct FetchCommand: AsyncParsableCommand {
             Diagnostics.note("imgcache: failed: \(failure.url): \(failure.failure?.description ?? "unknown error")")
         }
         if let hint = FetchSession.hint(for: failures) { Diagnostics.note("imgcache: hint: \(hint)") }
-        if ioFailed { throw ExitCode.failure }
-        if !failures.isEmpty { throw ExitCode(2) }
+        IMGCacheCommand.exitSkippingTeardown(status: ioFailed ? ExitCode.failure.rawValue : failures.isEmpty ? 0 : 2)
     }
 
     /// One line per file given on its own; one line per site folder.
