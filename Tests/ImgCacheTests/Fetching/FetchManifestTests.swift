@@ -68,3 +68,34 @@ struct FetchManifestTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["imgcache-manifest.json"], "no temporary file left")
     }
 }
+
+@Suite("Fetch manifest's own formatting")
+struct FetchManifestFormattingTests {
+    @Test("the time is written as Date.ISO8601FormatStyle writes it, for any time from 1970 to 2100 and a few before")
+    func timeAsISO8601() {
+        var generator = SystemRandomNumberGenerator()
+        let edges: [TimeInterval] = [0, -0.5, -1, 86_399.999, 86_400, 951_782_400, 4_107_542_399.9, -2_208_988_800]
+        let times = edges + (0..<5_000).map { _ in TimeInterval.random(in: 0..<4_102_444_800, using: &generator) }
+        let mismatches = times.map { Date(timeIntervalSince1970: $0) }
+            .filter { FetchManifest.iso8601($0) != $0.formatted(.iso8601) }
+            .map { "\($0.timeIntervalSince1970): \(FetchManifest.iso8601($0)) against \($0.formatted(.iso8601))" }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
+    }
+
+    @Test("images are listed in the order of their URLs as strings, bytes beyond ASCII included")
+    func imagesInKeyOrder() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "b", "B", "/", ".", "-", "%2F", "img", "0", "9", "~", "é", "e\u{301}", "z"]
+        for asciiOnly in [true, false] {
+            let usable = asciiOnly ? pieces.filter { $0.utf8.allSatisfy { $0 < 0x80 } } : pieces
+            var map: [String: String] = [:]
+            for index in 0..<500 {
+                let path = (0..<Int.random(in: 0...6, using: &generator)).map { _ in usable.randomElement(using: &generator)! }.joined()
+                map["https://example.com/" + path] = "\(index).png"
+            }
+            let ordered = FetchManifest.keyOrdered(map)
+            #expect(ordered.map(\.key) == map.keys.sorted())
+            #expect(ordered.allSatisfy { map[$0.key] == $0.value })
+        }
+    }
+}
