@@ -222,8 +222,8 @@ public struct FetchManifest: Sendable, Codable {
     }
 
     /// `date` as `Date.ISO8601FormatStyle` writes it by default (`2026-11-29T14:30:05Z`: UTC, whole
-    /// seconds), without making that style: making one costs more than formatting the date by
-    /// hand a thousand times (figures in the commit that brought this).
+    /// seconds), without making that style: making one costs many times what formatting the date
+    /// by hand does (figures in the commit that brought this).
     static func iso8601(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         var days = seconds / 86_400
