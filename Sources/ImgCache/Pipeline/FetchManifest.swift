@@ -200,14 +200,12 @@ public struct FetchManifest: Sendable, Codable {
         bytes.reserveCapacity(pairs.count * 64)
         var spans: [(start: Int, count: Int)] = []
         spans.reserveCapacity(pairs.count)
-        var allASCII = true
         for pair in pairs {
             let start = bytes.count
             bytes.append(contentsOf: pair.key.utf8)
-            allASCII = allASCII && bytes[start...].withUnsafeBufferPointer(Self.isASCII)
             spans.append((start, bytes.count - start))
         }
-        guard allASCII, !bytes.isEmpty else { return pairs.sorted { $0.key < $1.key } }
+        guard !bytes.isEmpty, bytes.withUnsafeBufferPointer(\.isASCII) else { return pairs.sorted { $0.key < $1.key } }
         let order = bytes.withUnsafeBufferPointer { buffer in
             spans.withUnsafeBufferPointer { spans in
                 let base = buffer.baseAddress!
@@ -248,22 +246,6 @@ public struct FetchManifest: Sendable, Codable {
         }
         return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T"
             + "\(digits(second / 3_600, 2)):\(digits(second / 60 % 60, 2)):\(digits(second % 60, 2))Z"
-    }
-
-    /// Whether every byte is below 0x80, looked at eight at a time.
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let start = bytes.baseAddress else { return true }
-        var offset = 0
-        var bits: UInt64 = 0
-        while offset + 8 <= bytes.count {
-            bits |= UnsafeRawPointer(start + offset).loadUnaligned(as: UInt64.self)
-            offset += 8
-        }
-        while offset < bytes.count {
-            bits |= UInt64(start[offset])
-            offset += 1
-        }
-        return bits & 0x8080_8080_8080_8080 == 0
     }
 
     /// Entries for a page's references, given what the downloader reported for each URL.

@@ -28,4 +28,16 @@ extension UnsafeBufferPointer<UInt8> {
         while p < end, base[p] != byte, base[p] != other { p += 1 }
         return p
     }
+
+    /// Whether every byte is ASCII (below 0x80), eight at a time.
+    var isASCII: Bool {
+        guard let base = baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var p = 0
+        while p + 8 <= count {
+            guard raw.loadUnaligned(fromByteOffset: p, as: UInt64.self).isASCII else { return false }
+            p += 8
+        }
+        return self[p...].allSatisfy { $0 < 0x80 }
+    }
 }
