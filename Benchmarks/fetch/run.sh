@@ -216,7 +216,7 @@ for s in 1 2 3; do
         say ""
         say "Setting $s, round $round/$RUNS…"
         wait_idle
-        for tool in "${TOOLS[@]}"; do
+        for tool in $(rotated "$round" "${TOOLS[@]}"); do
             for kind in "${kinds[@]}"; do
                 run_one "$s" "$tool" "$kind" "$round"
             done

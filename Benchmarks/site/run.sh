@@ -159,7 +159,7 @@ rounds() {
         say ""
         say "$title $round/$count ($where)…"
         wait_idle
-        for tool in "${TOOLS[@]}"; do run_one "$tool" "$kind" "$round"; done
+        for tool in $(rotated "$round" "${TOOLS[@]}"); do run_one "$tool" "$kind" "$round"; done
     done
 }
 
