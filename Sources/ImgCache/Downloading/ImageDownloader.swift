@@ -610,7 +610,11 @@ final class ImageDownloader: Sendable {
     }
 
     /// An image whose request is about to go out, and what its outcome is named after.
-    private struct ImageInFlight: Sendable {
+    ///
+    /// A class: the closures that carry an image from its request slots to its outcome capture it
+    /// half a dozen times, and as a struct (a URL's parts, three names, a stale copy's record)
+    /// each capture copied it and retained everything in it, on libcurl's thread.
+    private final class ImageInFlight: Sendable {
         let url: BrowserURL
         let urlString: String
         /// The name its URL gives it; nil when only its bytes can (see ``ImageToFetch``).
