@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 // The libcurl functions imgcache calls, found in the library once it is open.
 static struct {
@@ -32,18 +33,56 @@ static struct {
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *failure;
+static int found;
 static char message[512];
 
-static void load(void) {
-    // The soname, libcurl4's ABI whichever TLS flavour is installed; IMGCACHE_LIBCURL names
-    // another file (a libcurl built elsewhere; the tests name a missing one).
+// The system's library folders, searched in this order for libcurl.so.4 (libcurl4's ABI, whichever
+// TLS flavour is installed) by absolute path: never by soname alone, which the dynamic loader
+// would also look up beside the binary ($ORIGIN, which SwiftPM adds to the executable's run path)
+// and in LD_LIBRARY_PATH, where anybody who can write a folder a copy of imgcache sits in could
+// have put a libcurl.so.4 of their own.
+static const char *const folders[] = {
+#if defined(__x86_64__)
+    "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+    "/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
+#elif defined(__arm__)
+    "/usr/lib/arm-linux-gnueabihf", "/lib/arm-linux-gnueabihf",
+#elif defined(__riscv)
+    "/usr/lib/riscv64-linux-gnu", "/lib/riscv64-linux-gnu",
+#endif
+    "/usr/lib64", "/lib64", "/usr/lib", "/lib", NULL,
+};
+
+static void *open_library(void) {
+#ifdef DEBUG
+    // Tests name another file here (a missing one, libcurl's GnuTLS flavour); a release build
+    // takes no library from the environment.
     const char *path = getenv("IMGCACHE_LIBCURL");
-    void *library = dlopen(path && *path ? path : "libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
+    if (path && *path) {
+        void *library = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+        if (!library) snprintf(message, sizeof message, "%s", dlerror());
+        return library;
+    }
+#endif
+    char path_in_folder[256];
+    for (const char *const *folder = folders; *folder; folder++) {
+        snprintf(path_in_folder, sizeof path_in_folder, "%s/libcurl.so.4", *folder);
+        void *library = dlopen(path_in_folder, RTLD_LAZY | RTLD_LOCAL);
+        if (library) return library;
+        (void)dlerror();
+    }
+    snprintf(message, sizeof message, "libcurl.so.4 is not in the system's library folders");
+    return NULL;
+}
+
+static void load(void) {
+    void *library = open_library();
     if (!library) {
-        snprintf(message, sizeof message, "%s", dlerror());
         failure = message;
         return;
     }
+    found = 1;
 #define FIND(field, name)                                                                  \
     if (!(*(void **)&curl.field = dlsym(library, name))) {                                 \
         snprintf(message, sizeof message, "libcurl.so.4 has no %s (libcurl 7.87 or later is needed)", name); \
@@ -76,9 +115,30 @@ static void load(void) {
     // OpenSSL wrote to the socket itself, and a peer's reset could kill the process: libcurl is
     // told not to touch signals). Also CURLOPT_PREREQFUNCTION (7.80), which tells a time-out while
     // connecting from one while waiting.
-    if (curl.version_info(CURLVERSION_NOW)->version_num < 0x075700) {
-        snprintf(message, sizeof message, "libcurl %s is too old (7.87 or later is needed)",
-                 curl.version_info(CURLVERSION_NOW)->version);
+    // A check of what the library can do, not a safety one: its constructors have run already.
+    const curl_version_info_data *info = curl.version_info(CURLVERSION_NOW);
+    if (info->version_num < 0x075700) {
+        snprintf(message, sizeof message, "libcurl %s is too old (7.87 or later is needed)", info->version);
+        failure = message;
+        return;
+    }
+    // The transport reads OpenSSL's verification codes and hands libcurl a hashed CA folder,
+    // which other TLS back ends read differently or not at all; without an asynchronous resolver
+    // a lookup would block the transfer thread with no time-out; without HTTP/2 many images from
+    // one host would take a connection each.
+    if (!(info->features & CURL_VERSION_SSL) || !info->ssl_version || strncmp(info->ssl_version, "OpenSSL/", 8) != 0) {
+        snprintf(message, sizeof message, "libcurl %s uses %s, not OpenSSL", info->version,
+                 info->ssl_version ? info->ssl_version : "no TLS library");
+        failure = message;
+        return;
+    }
+    if (!(info->features & CURL_VERSION_ASYNCHDNS)) {
+        snprintf(message, sizeof message, "libcurl %s looks names up without an asynchronous resolver", info->version);
+        failure = message;
+        return;
+    }
+    if (!(info->features & CURL_VERSION_HTTP2)) {
+        snprintf(message, sizeof message, "libcurl %s has no HTTP/2", info->version);
         failure = message;
         return;
     }
@@ -90,6 +150,11 @@ static void load(void) {
 const char *imgcache_curl_load(void) {
     pthread_once(&once, load);
     return failure;
+}
+
+_Bool imgcache_curl_was_found(void) {
+    pthread_once(&once, load);
+    return found;
 }
 
 static pthread_mutex_t background_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -164,6 +164,11 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         guard isHTTPS || request.url.hasPrefixIgnoringASCIICase("http://") else {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
+        // Checked as libcurl's transport checks them, with the same reason (AsyncHTTPClient would
+        // refuse them too, in a connection error's words).
+        for header in request.headers where !HTTPFieldValue.isToken(header.name) || !HTTPFieldValue.isSendable(header.value) {
+            throw TransportError.invalidRequest("the \(HTTPFieldValue.isToken(header.name) ? header.name : "request") header holds a character a header cannot hold")
+        }
         let remaining = request.deadline - ContinuousClock.now
         guard remaining > .zero else { throw TransportError.timedOut(phase: nil) }
 
@@ -173,8 +178,12 @@ public final class AsyncHTTPClientTransport: ImageTransport {
                 let guarded = try await guards.entry(for: request.privateNetworks)
                 route = .guarded(guarded.client, guarded.proxy)
             } else {
-                // The user's proxy connects, so only the names can be checked here (and are).
-                try await HostAddressCheck.check(request.url, access: request.privateNetworks)
+                // The user's proxy connects, to whatever its own lookup of the name gives, and
+                // AsyncHTTPClient cannot ask it to connect to an address checked here (it sends
+                // `CONNECT name:port`): a check of the name alone is what a DNS answer that changes
+                // gets past, so the request is refused instead (libcurl's transport pins it).
+                throw TransportError.invalidRequest(
+                    "private networks are denied, and through a proxy this HTTP client cannot choose the address connected to")
             }
         }
         if case .forwarded(let proxyClient) = route {
@@ -216,7 +225,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
 
     /// True: when private networks are denied, requests go through an in-process `CONNECT` proxy
     /// that connects only to allowed addresses of what DNS answers (through a user's proxy, which
-    /// connects by itself, the host's names are checked before each request instead).
+    /// connects by itself to an address it looks up, requests are refused).
     public var checksConnectedAddresses: Bool { true }
 
     /// Shuts the clients down, closing their connections, and ends the transport's event loop
@@ -286,7 +295,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         for header in request.headers {
             outgoing.headers.add(name: header.name, value: header.value)
         }
-        let collector = ImageResponseCollector(maxBytes: request.maxBytes)
+        let collector = ImageResponseCollector(maxBytes: request.maxBytes, budget: request.budget)
         // Submitted from the event loop, where AsyncHTTPClient does the rest of the work: from a
         // task's thread, handing the request to the pool, arming its deadline and waiting for its
         // future each crossed to the loop on their own; from the loop this is one crossing in.

@@ -20,9 +20,12 @@ final class ImageResponseCollector: HTTPClientResponseDelegate, @unchecked Senda
     private var head: HTTPResponseHead?
     private var declaredLength: Int?
     private var body: [UInt8] = []
+    /// The body's bytes counted against the request's budget, when it has one.
+    private let charge: BudgetCharge?
 
-    init(maxBytes: Int) {
+    init(maxBytes: Int, budget: ByteBudget?) {
         self.maxBytes = maxBytes
+        charge = budget?.charge()
     }
 
     /// How much of a declared body had arrived, for a response that ended early; nil otherwise.
@@ -65,6 +68,9 @@ final class ImageResponseCollector: HTTPClientResponseDelegate, @unchecked Senda
             // (48 MB at once, measured +49 MB of peak RSS), for bytes it can never have.
             body.reserveCapacity(min(maxBytes, max(needed, body.capacity * 2)))
         }
+        if let charge, !charge.add(buffer.readableBytes) {
+            return task.eventLoop.makeFailedFuture(TransportError.overBudget(limit: charge.limit))
+        }
         body.append(contentsOf: buffer.readableBytesView)
         return task.eventLoop.makeSucceededVoidFuture()
     }
@@ -74,10 +80,12 @@ final class ImageResponseCollector: HTTPClientResponseDelegate, @unchecked Senda
         if let (received, declared) = truncation {
             throw TransportError.connection("truncated: \(received) of \(declared) bytes")
         }
-        return TransportResponse(
+        var response = TransportResponse(
             status: Int(head.status.code),
             headers: head.headers.map { (name: $0.name, value: $0.value) },
             body: body,
             httpVersion: head.version.major >= 2 ? .http2 : .http1)
+        response.charge = charge
+        return response
     }
 }

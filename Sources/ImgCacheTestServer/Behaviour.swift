@@ -79,6 +79,13 @@ public enum Behaviour: Sendable {
     /// HTTP/1.x only: over HTTP/2 the stream is reset before any HEADERS, as with ``endlessHeaders(interval:)``.
     case hugeHeader(valueLength: Int, bytes: [UInt8], contentType: String)
 
+    /// `bytes` exactly as they are, below NIO's HTTP encoder (which refuses control characters in
+    /// header values), then the connection is closed: a head no well-behaved server sends, such as
+    /// `ETag: "v1"<CR>X-Injected: yes`. The bytes should hold a whole response, head and body.
+    ///
+    /// HTTP/1.x only: over HTTP/2 the stream is reset, as with ``endlessHeaders(interval:)``.
+    case raw([UInt8])
+
     /// Content negotiation, as image CDNs do it (`f_auto`, `auto=format`): the first of
     /// `variants` whose media type the request's `Accept` header names (exactly, ignoring
     /// parameters such as `;q=`), served as `.image`; `fallback` when none is named or there is no

@@ -199,6 +199,18 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             extra.add(name: "X-Huge", value: String(repeating: "a", count: valueLength))
             respond(context, .ok, contentType: contentType, body: bytes, extra: extra)
 
+        case .raw(let bytes):
+            guard framing == .http1,
+                let raw = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            else {
+                resetStream(context)
+                return
+            }
+            finishRequest()
+            raw.writeAndFlush(NIOAny(ByteBuffer(bytes: bytes))).assumeIsolated().whenComplete { _ in
+                context.close(promise: nil)
+            }
+
         case .negotiated(let variants, let fallback):
             let accepted = Set((request.header("Accept") ?? "").split(separator: ",").map {
                 $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased()

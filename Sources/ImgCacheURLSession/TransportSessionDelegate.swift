@@ -19,6 +19,8 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
 
     private struct Exchange {
         var maxBytes: Int
+        /// The body's bytes counted against the request's budget, when it has one.
+        var charge: BudgetCharge?
         var continuation: CheckedContinuation<TransportResponse, any Error>?
         var failure: Failure?
         var body: [UInt8] = []
@@ -51,8 +53,8 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
 
     /// Registers a task before it starts, so that a failure recorded early (cancellation,
     /// deadline) is not lost.
-    func begin(_ id: Int, maxBytes: Int) {
-        lock.withLock { exchanges[id] = Exchange(maxBytes: maxBytes) }
+    func begin(_ id: Int, maxBytes: Int, budget: ByteBudget?) {
+        lock.withLock { exchanges[id] = Exchange(maxBytes: maxBytes, charge: budget?.charge()) }
     }
 
     /// Hands over the continuation. Returns whether the task should be started: false when a
@@ -143,6 +145,13 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
                 exchanges[dataTask.taskIdentifier] = exchange
                 return true
             }
+            if let charge = exchange.charge, !charge.add(data.count) {
+                exchange.failure = .transport(.overBudget(limit: charge.limit))
+                exchange.body = []
+                charge.release()
+                exchanges[dataTask.taskIdentifier] = exchange
+                return true
+            }
             // Move the exchange out and back so that appending does not copy the body.
             exchanges[dataTask.taskIdentifier] = nil
             // Region by region: on Apple platforms the data is often several discontiguous
@@ -201,8 +210,9 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
             guard let name = field.key as? String else { return nil }
             return (name: name, value: field.value as? String ?? "\(field.value)")
         }
-        return .success(TransportResponse(status: http.statusCode, headers: headers, body: exchange.body,
-                                          httpVersion: exchange.httpVersion))
+        var response = TransportResponse(status: http.statusCode, headers: headers, body: exchange.body, httpVersion: exchange.httpVersion)
+        response.charge = exchange.charge
+        return .success(response)
     }
 
     private static func error(for failure: Failure) -> any Error {

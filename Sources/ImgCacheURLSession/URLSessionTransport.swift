@@ -99,7 +99,7 @@ public final class URLSessionTransport: ImageTransport {
         }
         let id = task.taskIdentifier
         let delegate = self.delegate
-        delegate.begin(id, maxBytes: request.maxBytes)
+        delegate.begin(id, maxBytes: request.maxBytes, budget: request.budget)
 
         // A Dispatch timer rather than a sleeping Task: it fires on time even when Swift
         // concurrency's threads are all busy, so a late body is never reported as a success.

@@ -17,6 +17,10 @@
 /// otherwise why it is not (dlerror's message, or the symbol missing), in static storage.
 const char *imgcache_curl_load(void);
 
+/// Whether a libcurl.so.4 was found and opened, whatever ``imgcache_curl_load`` then made of it:
+/// false when none is installed, true when the one installed cannot be used.
+_Bool imgcache_curl_was_found(void);
+
 /// Work on a thread of its own that the process must not exit in the middle of: libcurl's loading
 /// runs its libraries' initialisers (OpenSSL's among them), and an `exit` meanwhile (`--help`, a
 /// usage error) ran their finalisers under them, which crashed. Call `expected` once, on the

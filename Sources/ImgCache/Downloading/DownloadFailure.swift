@@ -22,6 +22,9 @@ public indirect enum DownloadFailure: Error, Sendable, Hashable, CustomStringCon
     case redirectToInvalidURL(status: Int, location: String)
     /// A redirect to a scheme other than http(s): never followed, so a page's image cannot read `file:`.
     case redirectNotHTTP(status: Int, location: String)
+    /// A redirect to a host that is not on the allow-list (``DownloadPolicy/allowedHosts``): never
+    /// followed, so that an open redirect on an allowed host cannot lead anywhere else.
+    case redirectToHostNotAllowed(status: Int, host: String)
     /// More redirects than ``DownloadPolicy/maxRedirects`` (or a page's limit).
     case tooManyRedirects(limit: Int)
     /// A page's redirect that led nowhere usable (no `Location`, not a URL, not http(s)).
@@ -55,6 +58,7 @@ public indirect enum DownloadFailure: Error, Sendable, Hashable, CustomStringCon
         case .redirectWithoutLocation(let status): "HTTP \(status) without a Location"
         case .redirectToInvalidURL(_, let location): "redirect to an invalid URL: \(location)"
         case .redirectNotHTTP(_, let location): "redirect to \(location) refused: not http(s)"
+        case .redirectToHostNotAllowed(_, let host): "redirect to host \(host) refused: not on the allow-list"
         case .tooManyRedirects(let limit): "more than \(limit) redirects"
         case .unusableRedirect(let status): "HTTP \(status) with no usable Location"
         case .notAnImage(let contentType, let byteCount): "not an image: \(contentType ?? "no content type") (\(byteCount) bytes)"

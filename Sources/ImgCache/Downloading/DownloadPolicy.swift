@@ -23,6 +23,12 @@ public struct DownloadPolicy: Sendable {
     public var maxRedirects: Int
     /// The largest image accepted, in bytes; enforced while receiving.
     public var maxBytes: Int
+    /// The most bytes of image bodies held in memory at once, arriving or waiting to be written
+    /// to the cache, over all the requests in flight. A body that would pass it is stopped and
+    /// asked for again once there is room, so it costs time, never an image; one image alone may
+    /// take up to ``maxBytes`` whatever this is. The default (64 MB) fits a phone; a server
+    /// fetching many large images at once may allow more.
+    public var maxBytesInFlight: Int
     /// The `User-Agent` header sent.
     public var userAgent: String
     /// When set, only images from these hosts are downloaded; others stay remote.
@@ -34,6 +40,9 @@ public struct DownloadPolicy: Sendable {
     /// localising pages nobody reviewed; see ``PrivateNetworkAccess``.
     public var privateNetworks: PrivateNetworkAccess
 
+    /// The bytes of image bodies held at once unless told otherwise: 64 MB.
+    public static let defaultMaxBytesInFlight = 64 * 1024 * 1024
+
     /// The user agent sent unless told otherwise.
     public static let defaultUserAgent = "imgcache/1.0 (+https://github.com/imgcache)"
 
@@ -41,7 +50,7 @@ public struct DownloadPolicy: Sendable {
     public init(
         concurrency: Int = 256, perHostConcurrency: Int = 8, perHostStreams: Int = 256, timeout: Duration = .seconds(30), retries: Int = 2,
         retryDelay: Duration = .milliseconds(250), maxRedirects: Int = 5, maxBytes: Int = 20 * 1024 * 1024,
-        userAgent: String = DownloadPolicy.defaultUserAgent, allowedHosts: Set<String>? = nil,
+        maxBytesInFlight: Int = DownloadPolicy.defaultMaxBytesInFlight, userAgent: String = DownloadPolicy.defaultUserAgent, allowedHosts: Set<String>? = nil,
         acceptedFormats: Set<ImageFormat> = [.jpeg, .png, .gif], privateNetworks: PrivateNetworkAccess = .allowed
     ) {
         self.concurrency = max(1, concurrency)
@@ -52,6 +61,7 @@ public struct DownloadPolicy: Sendable {
         self.retryDelay = retryDelay
         self.maxRedirects = max(0, maxRedirects)
         self.maxBytes = max(1, maxBytes)
+        self.maxBytesInFlight = max(1, maxBytesInFlight)
         self.userAgent = userAgent
         self.allowedHosts = allowedHosts.map { Set($0.map { $0.lowercased() }) }
         self.acceptedFormats = acceptedFormats

@@ -12,11 +12,23 @@ struct HTTPExchange: Sendable {
         var privateNetworks: PrivateNetworkAccess
         /// The formats a 2xx body must be in (by its first bytes); nil takes any body (a page).
         var acceptedFormats: Set<ImageFormat>?
+        /// The hosts a redirect may lead to (lowercased); nil for any. The first URL's host is the
+        /// caller's to check: an allow-list that a redirect could leave would allow every host.
+        var allowedHosts: Set<String>? = nil
+        /// What the bodies' bytes are counted against, when the caller keeps a budget.
+        var budget: ByteBudget? = nil
 
         /// An image's: the download policy as it is.
         static func image(_ policy: DownloadPolicy) -> Policy {
             Policy(timeout: policy.timeout, retries: policy.retries, retryDelay: policy.retryDelay, maxRedirects: policy.maxRedirects,
-                   maxBytes: policy.maxBytes, privateNetworks: policy.privateNetworks, acceptedFormats: policy.acceptedFormats)
+                   maxBytes: policy.maxBytes, privateNetworks: policy.privateNetworks, acceptedFormats: policy.acceptedFormats,
+                   allowedHosts: policy.allowedHosts)
+        }
+
+        /// Whether a redirect may lead to `url`'s host.
+        func allowsRedirect(to url: BrowserURL) -> Bool {
+            guard let allowedHosts else { return true }
+            return url.host.map { allowedHosts.contains($0.lowercased()) } ?? false
         }
     }
 
@@ -47,9 +59,12 @@ struct HTTPExchange: Sendable {
     }
 
     /// The same, for an exchange whose first request was sent already with `deadline` (see
-    /// ``request(for:headers:deadline:)``): `firstAttempt` gives what it came to.
+    /// ``request(for:headers:deadline:)``): `firstAttempt` gives what it came to. `beforeRedirect`
+    /// is called with the URL of each redirect found allowed, before its request: where the
+    /// downloader moves the image's request slot to that URL's origin.
     func get(_ url: BrowserURL, headers: [(name: String, value: String)], acceptsNotModified: Bool, deadline: ContinuousClock.Instant,
-             firstAttempt: (@Sendable () async throws -> TransportResponse)? = nil) async -> Result<Success, Failure> {
+             firstAttempt: (@Sendable () async throws -> TransportResponse)? = nil,
+             beforeRedirect: ((BrowserURL) async -> Void)? = nil) async -> Result<Success, Failure> {
         let clock = ContinuousClock()
         var firstAttempt = firstAttempt
         var current = url
@@ -86,11 +101,16 @@ struct HTTPExchange: Sendable {
                     guard next.isHTTP else {
                         return fail(.redirectNotHTTP(status: response.status, location: Self.excerpt(next.serialized)))
                     }
+                    guard policy.allowsRedirect(to: next) else {
+                        return fail(.redirectToHostNotAllowed(status: response.status, host: next.host ?? ""))
+                    }
                     redirects += 1
                     guard redirects <= policy.maxRedirects else {
                         return fail(.tooManyRedirects(limit: policy.maxRedirects))
                     }
                     current = next
+                    await beforeRedirect?(next)
+                    if Task.isCancelled { return fail(.cancelled) }
                     continue
                 case 304 where acceptsNotModified:
                     return .success(Success(response: response, url: current))
@@ -107,6 +127,12 @@ struct HTTPExchange: Sendable {
             } catch let error as TransportError {
                 if case .timedOut(let phase) = error {
                     return fail(.timedOut(after: policy.timeout, phase: phase))
+                }
+                // Not the server's doing: asked again once the images in flight hold less, and not
+                // counted as an attempt.
+                if case .overBudget = error, let budget = policy.budget {
+                    guard await budget.waitForRoom(until: deadline) else { return fail(.transport(error)) }
+                    continue
                 }
                 guard error.isTransient else { return fail(.transport(error)) }
                 failure = .transport(error)
@@ -143,8 +169,10 @@ struct HTTPExchange: Sendable {
 
     /// The request of an attempt at `url`.
     func request(for url: BrowserURL, headers: [(name: String, value: String)], deadline: ContinuousClock.Instant) -> TransportRequest {
-        TransportRequest(url: url.serializedWithoutFragment, headers: headers, maxBytes: policy.maxBytes, deadline: deadline,
-                         privateNetworks: policy.privateNetworks)
+        var request = TransportRequest(url: url.serializedWithoutFragment, headers: headers, maxBytes: policy.maxBytes, deadline: deadline,
+                                       privateNetworks: policy.privateNetworks)
+        request.budget = policy.budget
+        return request
     }
 
     /// The success a 2xx `response` from `url` ends the exchange with: nil when its body is not

@@ -99,13 +99,18 @@ final class ImageDownloader: Sendable {
         self.writer = CacheWriteQueue(store: store)
         let originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
         self.originLimits = originLimits
-        self.exchange = HTTPExchange(transport: transport, policy: .image(policy), observe: { response, url in
+        var exchangePolicy = HTTPExchange.Policy.image(policy)
+        exchangePolicy.budget = ByteBudget(limit: policy.maxBytesInFlight)
+        self.exchange = HTTPExchange(transport: transport, policy: exchangePolicy, observe: { response, url in
             originLimits.observe(response.httpVersion, streamLimit: response.streamLimit, from: Origin(url))
         })
         self.taskStarter = transport as? any TaskStartingTransport
         self.onEvent = onEvent
         self.acceptHeader = ImageFormat.acceptHeader(for: policy.acceptedFormats)
     }
+
+    /// What the bodies of the images in flight are counted against (``DownloadPolicy/maxBytesInFlight``).
+    var bodyBudget: ByteBudget? { exchange.policy.budget }
 
     /// The outstanding count: images that need the network and are not done yet, queued or in
     /// flight. Cache hits never count; a coalesced request counts once. The refresh comes once
@@ -471,12 +476,23 @@ final class ImageDownloader: Sendable {
     private func completeExchange(of image: ImageInFlight, hostLimit: AsyncSemaphore, deadline: ContinuousClock.Instant,
                                   firstAttempt: (@Sendable () async throws -> TransportResponse)? = nil, counted: inout Bool,
                                   stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
+        // A redirect's request counts against its own origin's limit: the image's slot moves to
+        // the origin it is redirected to, so that many origins redirecting to one host cannot
+        // send it more than its limit at once.
+        var held = (origin: Origin(image.url), limit: hostLimit)
+        let originLimits = self.originLimits
         let result = await exchange.get(image.url, headers: requestHeaders(revalidating: image.stale), acceptsNotModified: image.stale != nil,
-                                        deadline: deadline, firstAttempt: firstAttempt)
+                                        deadline: deadline, firstAttempt: firstAttempt) { next in
+            let origin = Origin(next)
+            guard origin != held.origin else { return }
+            held.limit.signal()
+            held = (origin, originLimits.semaphore(for: origin))
+            await held.limit.wait()
+        }
         // The limits bound requests on the network: storing the image does not hold a slot, so
         // the next request goes out while this one is written.
         globalLimit.signal()
-        hostLimit.signal()
+        held.limit.signal()
         return await conclude(result, of: image, counted: &counted, stored: stored)
     }
 
@@ -564,8 +580,9 @@ final class ImageDownloader: Sendable {
             let response = success.response
             let store = self.store
             do {
+                let validators = Validators(response)
                 try await BlockingIO.run {
-                    try store.markRevalidated(image.url, etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
+                    try store.markRevalidated(image.url, etag: validators.etag, lastModified: validators.lastModified)
                 }
                 return finish(image.outcome(.revalidated, image.stale))
             } catch {
@@ -585,10 +602,14 @@ final class ImageDownloader: Sendable {
     private func handToWriter(_ success: HTTPExchange.Success, of image: ImageInFlight,
                               stored: @escaping @Sendable (DownloadOutcome) -> Void) {
         let response = success.response
+        let validators = Validators(response)
         writer.store(ImageToStore(
-            bytes: response.body, url: image.url, contentType: response.header("Content-Type"),
-            etag: response.header("ETag"), lastModified: response.header("Last-Modified"), format: success.format,
+            bytes: response.body, url: image.url,
+            contentType: HTTPFieldValue.storable(response.header("Content-Type"), maxBytes: HTTPFieldValue.maxContentTypeBytes),
+            etag: validators.etag, lastModified: validators.lastModified, format: success.format,
             urlName: image.urlName)) { result in
+            // The body is written (or dropped): its bytes no longer count as held.
+            response.charge?.release()
             if case .success(let metadata) = result { self.remember(metadata) }
             let outcome = switch result {
             case .success(let metadata):
@@ -640,12 +661,28 @@ final class ImageDownloader: Sendable {
         }
     }
 
+    /// A response's validators, as the cache may keep them (``HTTPFieldValue/storable(_:maxBytes:)``).
+    private struct Validators {
+        let etag: String?
+        let lastModified: String?
+
+        init(_ response: TransportResponse) {
+            etag = HTTPFieldValue.storable(response.header("ETag"), maxBytes: HTTPFieldValue.maxETagBytes)
+            lastModified = HTTPFieldValue.storable(response.header("Last-Modified"), maxBytes: HTTPFieldValue.maxLastModifiedBytes)
+        }
+    }
+
     /// The request headers of an image: the user agent, exactly the formats accepted, and the
-    /// validators of a stale copy.
+    /// validators of a stale copy, those a request can carry (an index written by an older
+    /// version, or by hand, may hold others: the image is then fetched whole).
     private func requestHeaders(revalidating stale: CacheEntryMetadata?) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [("User-Agent", policy.userAgent), ("Accept", acceptHeader)]
-        if let etag = stale?.etag { headers.append(("If-None-Match", etag)) }
-        if let lastModified = stale?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
+        if let etag = HTTPFieldValue.storable(stale?.etag, maxBytes: HTTPFieldValue.maxETagBytes) {
+            headers.append(("If-None-Match", etag))
+        }
+        if let lastModified = HTTPFieldValue.storable(stale?.lastModified, maxBytes: HTTPFieldValue.maxLastModifiedBytes) {
+            headers.append(("If-Modified-Since", lastModified))
+        }
         return headers
     }
 

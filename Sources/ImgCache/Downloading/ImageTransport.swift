@@ -11,6 +11,11 @@ public struct TransportRequest: Sendable {
     public var deadline: ContinuousClock.Instant
     /// Which addresses may be connected to; a refused one fails with ``TransportError/deniedAddress(host:address:kind:)``.
     public var privateNetworks: PrivateNetworkAccess
+    /// What the body's bytes are counted against as they arrive (``DownloadPolicy/maxBytesInFlight``),
+    /// when the downloader keeps one: a transport that counts them ends a request the budget has
+    /// no room for with ``TransportError/overBudget(limit:)``, and hands the count on in
+    /// ``TransportResponse/charge``.
+    package var budget: ByteBudget?
 
     /// Creates a request.
     public init(url: String, headers: [(name: String, value: String)] = [], maxBytes: Int, deadline: ContinuousClock.Instant,
@@ -40,6 +45,9 @@ public struct TransportResponse: Sendable {
     /// has learnt it (its HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS`): the downloader then sends no
     /// more than that at once, and the rest wait in its queue, where no time-out runs yet.
     public var streamLimit: Int?
+    /// The body's bytes as counted against the request's ``TransportRequest/budget``: given back
+    /// when the body is no longer held (or when the last copy of the response is dropped).
+    package var charge: BudgetCharge?
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], httpVersion: HTTPVersion? = nil,
@@ -78,6 +86,10 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The host is, or resolves to, an address that ``PrivateNetworkAccess`` refuses: `kind` says
     /// which ("a loopback address"). Not retried, and nothing was sent to it.
     case deniedAddress(host: String, address: String, kind: String)
+    /// The body was stopped because the images in flight already held the bytes
+    /// ``DownloadPolicy/maxBytesInFlight`` allows: the downloader asks again once there is room
+    /// (not counted as a retry), so this is only seen when the deadline came first.
+    case overBudget(limit: Int)
 
     /// A short sentence for a person.
     public var description: String {
@@ -89,6 +101,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidRequest(let reason): "invalid request: \(reason)"
         case .invalidResponse(let reason): "invalid response: \(reason)"
         case .certificate(let host, let problem): "TLS certificate of \(host) refused: \(problem)"
+        case .overBudget(let limit): "held back: the images in flight already held the \(Self.size(limit)) allowed at once"
         case .deniedAddress(let host, let address, let kind):
             // A literal host is the address itself, however the URL spelled it (`[::ffff:a00:1]`).
             IPAddress(host) != nil
@@ -101,7 +114,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .timedOut, .connection: true
-        case .tooLarge, .invalidRequest, .invalidResponse, .certificate, .deniedAddress: false
+        case .tooLarge, .invalidRequest, .invalidResponse, .certificate, .deniedAddress, .overBudget: false
         }
     }
 

@@ -276,7 +276,8 @@ final class CurlMultiThread: @unchecked Sendable {
             transfer.finish(.failure(CurlFailure(
                 code: CURLE_OPERATION_TIMEDOUT.rawValue, message: "timed out waiting for a connection to the host",
                 connected: false, headReceived: false, bodyReceived: 0, declaredLength: nil, exceededLimit: false,
-                headTooLarge: false, deniedAddress: nil, verifyResult: 0)))
+                headTooLarge: false, headHasControlCharacter: false, exceededBudget: false, budgetLimit: 0, deniedAddress: nil,
+                verifyResult: 0)))
         }
     }
 
@@ -303,7 +304,7 @@ final class CurlMultiThread: @unchecked Sendable {
             imgcache_curl_easy_reset(easy)
             idleHandles.append(easy)
             gate.ended(transfer)
-            transfer.finish(.failure(TransportError.connection("\(error)")))
+            transfer.finish(.failure(error as? TransportError ?? TransportError.connection("\(error)")))
             return
         }
         running[easy] = transfer
@@ -333,8 +334,12 @@ final class CurlMultiThread: @unchecked Sendable {
             case Int32(CURL_HTTP_VERSION_3): .http3
             default: nil
             }
-            let response = TransportResponse(status: transfer.status, headers: transfer.headers, body: transfer.body,
+            // libcurl's own reading of the status line, which a trailer cannot change.
+            var status = 0
+            _ = imgcache_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            var response = TransportResponse(status: status, headers: transfer.headers, body: transfer.body,
                                              httpVersion: httpVersion, streamLimit: gate.streamLimit(of: transfer))
+            response.charge = transfer.charge
             end(easy, with: .success(response))
             return
         }
@@ -344,7 +349,10 @@ final class CurlMultiThread: @unchecked Sendable {
             code: code.rawValue, message: transfer.errorMessage.isEmpty ? String(cString: imgcache_curl_easy_strerror(code)) : transfer.errorMessage,
             connected: transfer.isConnected, headReceived: transfer.headReceived, bodyReceived: transfer.body.count,
             declaredLength: transfer.declaredLength, exceededLimit: transfer.exceededLimit, headTooLarge: transfer.headTooLarge,
-            deniedAddress: transfer.deniedAddress, verifyResult: verifyResult)
+            headHasControlCharacter: transfer.headHasControlCharacter, exceededBudget: transfer.exceededBudget,
+            budgetLimit: transfer.charge?.limit ?? 0, deniedAddress: transfer.deniedAddress, verifyResult: verifyResult)
+        // What it received is dropped: the budget has the room back at once.
+        transfer.charge?.release()
         end(easy, with: .failure(failure))
     }
 
@@ -366,18 +374,38 @@ final class CurlMultiThread: @unchecked Sendable {
         return transfer
     }
 
-    /// - Throws: ``CertificateTrustError`` when the CA files an https transfer needs cannot be made.
+    /// - Throws: ``CertificateTrustError`` when the CA files an https transfer needs cannot be made;
+    ///   `TransportError.invalidRequest` when a request header could be read as more than one
+    ///   field, or libcurl refuses an option the transfer's safety rests on.
     private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) throws {
         let request = transfer.request
         let context = Unmanaged.passUnretained(transfer).toOpaque()
-        _ = request.url.withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_URL, $0) }
-        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        // A request header is checked before it goes into libcurl's list, which sends it as it is:
+        // a value with a CR or LF in it would be sent as fields of its own.
+        for header in request.headers where !HTTPFieldValue.isToken(header.name) || !HTTPFieldValue.isSendable(header.value) {
+            throw TransportError.invalidRequest("the \(HTTPFieldValue.isToken(header.name) ? header.name : "request") header holds a character a header cannot hold")
+        }
+        // The options the guarantees rest on are checked: a libcurl that refuses one must not run
+        // the transfer without it (a URL over its length limit, say, is refused by CURLOPT_URL).
+        try require(request.url.withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_URL, $0) }, "CURLOPT_URL")
+        // http and https only, for the URL and for any redirect; and libcurl never follows one
+        // itself (its default, said here so that no change of defaults turns it on): the
+        // downloader follows redirects, checking each one.
+        try require("http,https".withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PROTOCOLS_STR, $0) }, "CURLOPT_PROTOCOLS_STR")
+        try require("http,https".withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_REDIR_PROTOCOLS_STR, $0) },
+                    "CURLOPT_REDIR_PROTOCOLS_STR")
+        try require(imgcache_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        // A transfer that ends while its host's name is being looked up leaves the lookup to finish
+        // on its own instead of waiting for it: otherwise removing the transfer joins libcurl's
+        // resolver thread, and one slow DNS answer holds this thread, and every other transfer on
+        // it, until getaddrinfo returns (curl/curl#2975, #4852).
+        try require(imgcache_curl_easy_setopt_long(easy, CURLOPT_QUICK_EXIT, 1), "CURLOPT_QUICK_EXIT")
         _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
-        _ = imgcache_curl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlReceiveBody)
-        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        _ = imgcache_curl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlReceiveHeader)
-        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        try require(imgcache_curl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlReceiveBody), "CURLOPT_WRITEFUNCTION")
+        try require(imgcache_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
+        try require(imgcache_curl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlReceiveHeader), "CURLOPT_HEADERFUNCTION")
+        try require(imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
         _ = imgcache_curl_easy_setopt_prereq(easy, curlConnected)
         _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
         // HTTP/2 over TLS when the server offers it (ALPN). No CURLOPT_PIPEWAIT: libcurl 7.88 parks
@@ -386,15 +414,15 @@ final class CurlMultiThread: @unchecked Sendable {
         // ended. OriginGate makes a new https host's burst wait for its first connection instead.
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         let remaining = request.deadline - ContinuousClock.now
-        _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
+        try require(imgcache_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining))), "CURLOPT_TIMEOUT_MS")
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Self.milliseconds(options.connectTimeout)))
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, (Self.milliseconds(options.readTimeout) + 999) / 1000))
-        _ = imgcache_curl_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes))
+        try require(imgcache_curl_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)), "CURLOPT_MAXFILESIZE_LARGE")
         // Never the environment's proxy: ProxySettings decided, "" is direct. NOPROXY too, or
         // libcurl would still read `no_proxy` and connect directly where --proxy said not to.
-        _ = (transfer.proxy ?? "").withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PROXY, $0) }
-        _ = "".withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_NOPROXY, $0) }
+        try require((transfer.proxy ?? "").withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_PROXY, $0) }, "CURLOPT_PROXY")
+        try require("".withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_NOPROXY, $0) }, "CURLOPT_NOPROXY")
         // The proxy's answer to CONNECT is not the response: it must not count as the head
         // received (time-out phases) nor toward the head's size limit.
         _ = imgcache_curl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
@@ -411,14 +439,31 @@ final class CurlMultiThread: @unchecked Sendable {
             _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_RESOLVE, resolve)
             transfer.resolveList = resolve
         }
+        // Through a proxy with private networks denied: the proxy is told to connect to the address
+        // the transport checked (`CONNECT 93.184.215.14:443`), not to the name, which it would look
+        // up again; TLS still verifies the URL's host.
+        if let pinned = transfer.pinnedAddress, let authority = URLAuthority(request.url) {
+            let entry = "\(authority.host):\(authority.port):\(pinned.isIPv4 ? pinned.description : "[\(pinned)]"):\(authority.port)"
+            let connectTo = entry.withCString { imgcache_curl_slist_append(nil, $0) }
+            transfer.connectToList = connectTo
+            try require(imgcache_curl_easy_setopt_pointer(easy, CURLOPT_CONNECT_TO, connectTo), "CURLOPT_CONNECT_TO")
+            try require(imgcache_curl_easy_setopt_long(easy, CURLOPT_HTTPPROXYTUNNEL, 1), "CURLOPT_HTTPPROXYTUNNEL")
+        }
         transfer.headerList = list
-        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list)
+        try require(imgcache_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list), "CURLOPT_HTTPHEADER")
         // Each socket libcurl opens: refused to a probe (OriginGate), and the private-network
         // guard on the address (not through a proxy, whose address it would be: the transport
         // checks the names instead). A connection is only ever reused by requests of the same
         // policy: each policy has a thread and multi handle (and so a connection cache) of its own.
-        _ = imgcache_curl_easy_setopt_opensocket(easy, curlOpenSocket)
-        _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
+        try require(imgcache_curl_easy_setopt_opensocket(easy, curlOpenSocket), "CURLOPT_OPENSOCKETFUNCTION")
+        try require(imgcache_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context), "CURLOPT_OPENSOCKETDATA")
+    }
+
+    /// Throws unless libcurl took the option.
+    private func require(_ code: CURLcode, _ option: String) throws {
+        guard code == CURLE_OK else {
+            throw TransportError.invalidRequest("libcurl refused \(option): \(String(cString: imgcache_curl_easy_strerror(code)))")
+        }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -455,6 +500,9 @@ struct CurlFailure: Error, Sendable {
     var declaredLength: Int?
     var exceededLimit: Bool
     var headTooLarge: Bool
+    var headHasControlCharacter: Bool
+    var exceededBudget: Bool
+    var budgetLimit: Int
     var deniedAddress: (address: IPAddress, kind: String)?
     /// OpenSSL's verdict on the certificate (`X509_V_OK` is 0).
     var verifyResult: Int
@@ -503,7 +551,7 @@ private let curlOpenSocket: curl_opensocket_callback = { context, purpose, addre
         transfer.wasRefusedAsProbe = true
         return CURL_SOCKET_BAD
     }
-    guard transfer.proxy == nil else { return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol) }
+    guard transfer.proxy == nil else { return openSocket(address.pointee) }
     // `addr` is the last member, with room behind it for the longer IPv6 address.
     let socketAddress = (UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!)
         .assumingMemoryBound(to: sockaddr.self)
@@ -512,6 +560,15 @@ private let curlOpenSocket: curl_opensocket_callback = { context, purpose, addre
     } else if transfer.request.privateNetworks.isRestricted {
         return CURL_SOCKET_BAD  // not an IP address (a Unix socket): nothing to check it against
     }
-    return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+    return openSocket(address.pointee)
+}
+
+/// The socket libcurl asked for, closed in any process the command starts (the refresh hook).
+private func openSocket(_ address: curl_sockaddr) -> curl_socket_t {
+    #if canImport(Glibc)
+    socket(address.family, address.socktype | Int32(SOCK_CLOEXEC.rawValue), address.protocol)
+    #else
+    socket(address.family, address.socktype, address.protocol)
+    #endif
 }
 #endif

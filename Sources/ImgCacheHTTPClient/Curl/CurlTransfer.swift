@@ -43,8 +43,17 @@ final class CurlTransfer: @unchecked Sendable {
     private var headBytes = 0
     /// Set when the head passed ``maxHeadBytes``: the header callback then stops the transfer.
     private(set) var headTooLarge = false
+    /// Set when a line of the head held a control character (a bare CR, ESC, …): the header
+    /// callback then stops the transfer, as SwiftNIO's parser refuses such a head. Kept, such a
+    /// value would reach the cache's index, a terminal, and the next request's validators.
+    private(set) var headHasControlCharacter = false
     /// Set when the body passed `maxBytes`: the write callback then stops the transfer.
     private(set) var exceededLimit = false
+    /// The body's bytes counted against the request's budget, when it has one.
+    let charge: BudgetCharge?
+    /// Set when the budget had no room for the next part of the body: the write callback then
+    /// stops the transfer.
+    private(set) var exceededBudget = false
     /// The address the open-socket callback refused, and why ("a loopback address").
     private(set) var deniedAddress: (address: IPAddress, kind: String)?
     /// libcurl's message for a failure (`CURLOPT_ERRORBUFFER`, which must outlive the transfer).
@@ -53,6 +62,11 @@ final class CurlTransfer: @unchecked Sendable {
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// The `CURLOPT_RESOLVE` entry, when the host's address is given (tests), freed with the transfer.
     var resolveList: UnsafeMutablePointer<curl_slist>?
+    /// The address checked for the URL's host, which a proxy is told to connect to instead of the
+    /// name (``CurlTransport``), when private networks are denied.
+    let pinnedAddress: IPAddress?
+    /// The `CURLOPT_CONNECT_TO` entry for ``pinnedAddress``, freed with the transfer.
+    var connectToList: UnsafeMutablePointer<curl_slist>?
     /// Asked for before it reached the multi thread, or while on it: fail with `CancellationError`.
     var isCancelled = false
 
@@ -63,9 +77,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether the URL is https, and so needs the trusted CAs.
     var isHTTPS: Bool { originKey != nil }
 
-    init(request: TransportRequest, proxy: String?) {
+    init(request: TransportRequest, proxy: String?, pinnedAddress: IPAddress? = nil) {
         self.request = request
         self.proxy = proxy
+        self.pinnedAddress = pinnedAddress
+        charge = request.budget?.charge()
         originKey = request.url.hasPrefixIgnoringASCIICase("https://")
             ? URLAuthority(request.url).map { "\($0.host):\($0.port) \(proxy ?? "")" } : nil
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -75,6 +91,7 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
         imgcache_curl_slist_free_all(headerList)
         imgcache_curl_slist_free_all(resolveList)
+        imgcache_curl_slist_free_all(connectToList)
     }
 
     /// Hands the caller the outcome, once; later calls do nothing.
@@ -92,8 +109,10 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer[0] = 0
         imgcache_curl_slist_free_all(headerList)
         imgcache_curl_slist_free_all(resolveList)
+        imgcache_curl_slist_free_all(connectToList)
         headerList = nil
         resolveList = nil
+        connectToList = nil
     }
 
     /// libcurl's message for the failure, if it wrote one.
@@ -115,8 +134,17 @@ final class CurlTransfer: @unchecked Sendable {
             headTooLarge = true
             return false
         }
+        // What comes after the final head is a chunked body's trailer: never the response's status
+        // or fields (a trailer line `HTTP/1.1: 200` must not turn a 404 into a 200).
+        if headReceived { return true }
         var end = line.count
-        while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        if end > 0, line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        if end > 0, line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        // Control characters other than a tab, a CR inside the line above all, are refused.
+        for index in 0..<end where line[index] < 0x20 && line[index] != 0x09 || line[index] == 0x7f {
+            headHasControlCharacter = true
+            return false
+        }
         if end == 0 {
             // The blank line that ends a head; an informational (1xx) head is followed by another.
             headReceived = !(100..<200).contains(status)
@@ -149,10 +177,18 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// `CURLOPT_WRITEFUNCTION`: some of the body. False stops the transfer (too large).
     func receiveBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard body.count + bytes.count <= request.maxBytes else {
+        let count = body.count + bytes.count
+        guard count <= request.maxBytes else {
             exceededLimit = true
             return false
         }
+        // A body of no declared length grows by doubling, but never past the limit: left to
+        // Array, a body just over half the limit would take twice the limit (and 3× while copied).
+        if let charge, !charge.add(bytes.count) {
+            exceededBudget = true
+            return false
+        }
+        if count > body.capacity { body.reserveCapacity(min(request.maxBytes, max(count, body.capacity * 2))) }
         body.append(contentsOf: bytes)
         return true
     }

@@ -19,7 +19,9 @@ import NIOPosix
 /// - Through an HTTP proxy, `http` URLs are sent in absolute form and `https` ones through a
 ///   `CONNECT` tunnel; the environment's proxy variables are not read by libcurl (``ProxySettings`` decides).
 /// - When private networks are denied, the address of every connection is checked as it is
-///   opened, after DNS.
+///   opened, after DNS. Through a proxy, the host's addresses are checked before the request, and
+///   the proxy is asked to connect to the address checked (`CONNECT 93.184.215.14:443`, plain
+///   http tunnelled too), never to the name.
 public final class CurlTransport: ImageTransport, TaskStartingTransport {
     private let options: CurlMultiThread.Options
     private let proxy: ProxySettings
@@ -66,7 +68,9 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration, readTimeout: Duration,
         resolvedNames: [String: IPAddress], systemCAs: (file: String?, folder: String?)? = nil
     ) throws {
-        if let reason = imgcache_curl_load() { throw CurlUnavailableError(reason: String(cString: reason)) }
+        if let reason = imgcache_curl_load() {
+            throw CurlUnavailableError(reason: String(cString: reason), isInstalled: imgcache_curl_was_found())
+        }
         try trust.validate()
         let trustFiles = CurlTrustFiles.OnFirstUse(trust, system: systemCAs ?? CurlTrustFiles.libcurlDefaults)
         self.trustFiles = trustFiles
@@ -117,14 +121,16 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         }
         guard request.deadline > ContinuousClock.now else { throw TransportError.timedOut(phase: nil) }
         let proxyEndpoint = proxy.proxy(for: request.url)
+        var pinnedAddress: IPAddress?
         if proxyEndpoint != nil, request.privateNetworks.isRestricted {
-            // The proxy connects, so only the names can be checked here.
-            try await HostAddressCheck.check(request.url, access: request.privateNetworks)
+            // The proxy connects, so the host's addresses are checked here, and the proxy is told
+            // to connect to the one checked.
+            pinnedAddress = try await self.pinnedAddress(for: request)
         }
         guard let thread = thread(for: request.privateNetworks) else {
             throw TransportError.connection("the transport is shut down")
         }
-        let transfer = CurlTransfer(request: request, proxy: Self.url(of: proxyEndpoint))
+        let transfer = CurlTransfer(request: request, proxy: Self.url(of: proxyEndpoint), pinnedAddress: pinnedAddress)
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -167,6 +173,19 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         return thread.submit(transfer)
     }
 
+    /// The checked address a proxy is to connect to for `request` (see
+    /// ``HostAddressCheck/pinnedAddress(for:access:)``); a host in the resolved-names table is at
+    /// the address the table gives it, as it is for a direct connection.
+    private func pinnedAddress(for request: TransportRequest) async throws -> IPAddress {
+        guard let authority = URLAuthority(request.url), let address = options.resolvedNames[authority.host.lowercased()] else {
+            return try await HostAddressCheck.pinnedAddress(for: request.url, access: request.privateNetworks)
+        }
+        if let kind = request.privateNetworks.refusal(of: address) {
+            throw TransportError.deniedAddress(host: authority.host, address: address.description, kind: kind)
+        }
+        return address
+    }
+
     /// Whether `url` is an absolute http(s) URL, the only kind either way of sending takes.
     private static func isHTTP(_ url: String) -> Bool {
         url.hasPrefixIgnoringASCIICase("https://") || url.hasPrefixIgnoringASCIICase("http://")
@@ -184,7 +203,8 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
     public var keepsDeadlines: Bool { true }
 
     /// True: each connection's address is checked as it is opened (through a user's proxy, which
-    /// connects by itself, the host's names are checked before each request instead).
+    /// connects by itself, the address checked before the request is the one the proxy is told
+    /// to connect to).
     public var checksConnectedAddresses: Bool { true }
 
     /// Fails what is in flight, closes the connections and ends the transport's threads. Calls
@@ -213,8 +233,16 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
             return .tooLarge(limit: request.maxBytes)
         case CURLE_WRITE_ERROR where failure.exceededLimit:
             return .tooLarge(limit: request.maxBytes)
+        case CURLE_WRITE_ERROR where failure.exceededBudget:
+            return .overBudget(limit: failure.budgetLimit)
         case CURLE_WRITE_ERROR where failure.headTooLarge:
             return .invalidResponse("response headers too large (over \(CurlTransfer.maxHeadBytes / 1024) KB)")
+        // A header line over libcurl's own limit (100 KB) is refused before the header callback
+        // sees it: libcurl 7.x says "out of memory", 8.x CURLE_TOO_LARGE (100).
+        case CURLE_OUT_OF_MEMORY where !failure.headReceived, CURLcode(100) where !failure.headReceived:
+            return .invalidResponse("response headers too large (over \(CurlTransfer.maxHeadBytes / 1024) KB)")
+        case CURLE_WRITE_ERROR where failure.headHasControlCharacter:
+            return .invalidResponse("a response header holds a control character")
         case CURLE_COULDNT_CONNECT where failure.deniedAddress != nil:
             let host = URLAuthority(request.url)?.host ?? request.url
             return .deniedAddress(host: host, address: failure.deniedAddress!.address.description, kind: failure.deniedAddress!.kind)

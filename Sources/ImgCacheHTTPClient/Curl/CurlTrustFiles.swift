@@ -98,9 +98,11 @@ struct CurlTrustFiles: Sendable {
 
     /// Sets a transfer's CA options. Both are always set: nil turns libcurl's default off
     /// (`SSL_CERT_FILE` alone trusts that file, not the system's folder too).
-    func apply(to easy: UnsafeMutableRawPointer) {
-        set(easy, CURLOPT_CAINFO, file)
-        set(easy, CURLOPT_CAPATH, folder)
+    /// - Throws: `TransportError.invalidRequest` when libcurl refuses either: a transfer must not
+    ///   go on trusting what it was not told to.
+    func apply(to easy: UnsafeMutableRawPointer) throws {
+        try set(easy, CURLOPT_CAINFO, file, "CURLOPT_CAINFO")
+        try set(easy, CURLOPT_CAPATH, folder, "CURLOPT_CAPATH")
     }
 
     /// Deletes the joined file, if there is one.
@@ -108,11 +110,11 @@ struct CurlTrustFiles: Sendable {
         if isTemporary, let file { try? FileManager.default.removeItem(atPath: file) }
     }
 
-    private func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String?) {
-        if let value {
-            _ = value.withCString { imgcache_curl_easy_setopt_pointer(easy, option, $0) }
-        } else {
-            _ = imgcache_curl_easy_setopt_pointer(easy, option, nil)
+    private func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String?, _ name: String) throws {
+        let code = value.map { $0.withCString { imgcache_curl_easy_setopt_pointer(easy, option, $0) } }
+            ?? imgcache_curl_easy_setopt_pointer(easy, option, nil)
+        guard code == CURLE_OK else {
+            throw TransportError.invalidRequest("libcurl refused \(name): \(String(cString: imgcache_curl_easy_strerror(code)))")
         }
     }
 }

@@ -36,8 +36,10 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
         do {
             return try HTTPClientChoice.curl.makeTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,
                                                            maxConnectionsPerHost: maxConnectionsPerHost)
-        } catch is CurlUnavailableError {
-            // A binary taken to a machine without libcurl still works.
+        } catch let error as CurlUnavailableError {
+            // A binary taken to a machine without libcurl still works; one whose libcurl is unfit
+            // for it says so, once.
+            if error.isInstalled { Diagnostics.note("imgcache: \(error); downloading with AsyncHTTPClient") }
         }
         #endif
         return try HTTPClientChoice.asyncHTTPClient.makeTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,

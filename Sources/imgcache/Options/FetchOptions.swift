@@ -42,18 +42,25 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .customLong("max-bytes"), help: "Largest image accepted, in bytes.")
     var maxBytes: Int = 20 * 1024 * 1024
 
+    @Option(name: .customLong("max-bytes-in-flight"), help: ArgumentHelp(
+        "Most bytes of images held in memory at once, over all downloads (default: 64 MB).",
+        discussion: "An image that would pass it is stopped and asked for again once there is room; one image alone may take up to --max-bytes."))
+    var maxBytesInFlight: Int = DownloadPolicy.defaultMaxBytesInFlight
+
     @Option(name: .customLong("max-age"), help: "Seconds before a cached image is revalidated (0: always).")
     var maxAge: Double?
 
     @Option(name: .customLong("max-cache-size"), help: "Cache size cap in bytes; least recently used images are evicted.")
     var maxCacheSize: Int?
 
-    @Option(name: .customLong("allow-host"), help: "Only download images from this host (repeatable).")
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp(
+        "Only download images from this host (repeatable).",
+        discussion: "A redirect to a host off the list is not followed."))
     var allowHosts: [String] = []
 
     @Flag(name: .customLong("deny-private-networks"), help: ArgumentHelp(
         "Refuse pages and images on loopback, private, link-local and other non-public addresses.",
-        discussion: "For build servers that localise pages they did not write: a page, a redirect or a DNS name cannot reach the machine's own network or a cloud metadata service (169.254.169.254). Checked on the address actually connected to, after DNS and after each redirect."))
+        discussion: "For build servers that localise pages they did not write: a page, a redirect or a DNS name cannot reach the machine's own network or a cloud metadata service (169.254.169.254). Checked on the address actually connected to, after DNS and after each redirect. Through a proxy, the host's addresses are checked before each request and the proxy is asked to connect to the address checked (CONNECT to the address, plain http too); with --http-client async-http-client, which cannot ask that, requests through a proxy are refused."))
     var denyPrivateNetworks = false
 
     @Option(name: .customLong("allow-network"), help: ArgumentHelp(
@@ -94,9 +101,13 @@ struct FetchOptions: ParsableArguments {
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
         if retries < 0 { throw ValidationError("--retries cannot be negative.") }
         if maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1.") }
+        if maxBytesInFlight < 1 { throw ValidationError("--max-bytes-in-flight must be at least 1.") }
         if let maxAge, !(maxAge >= 0) { throw ValidationError("--max-age cannot be negative.") }
         if let maxCacheSize, maxCacheSize < 1 { throw ValidationError("--max-cache-size must be at least 1 byte.") }
         if let proxy, ProxySettings(proxy: proxy) == nil { throw ValidationError("--proxy '\(proxy)' is not an http://host:port URL.") }
+        if !HTTPFieldValue.isSendable(userAgent) {
+            throw ValidationError("--user-agent cannot hold a control character (a line break would start another header).")
+        }
         if !(debounce >= 0) { throw ValidationError("--debounce cannot be negative.") }
         if let maxWait, !(maxWait > 0) { throw ValidationError("--max-wait must be a positive number of seconds.") }
         for network in allowNetworks where AddressRange(network) == nil {
@@ -128,7 +139,7 @@ struct FetchOptions: ParsableArguments {
         DownloadPolicy(
             concurrency: concurrency, perHostConcurrency: perHost ?? DownloadPolicy().perHostConcurrency,
             perHostStreams: min(maxStreams, perHost ?? maxStreams), timeout: .seconds(timeout),
-            retries: retries, maxBytes: maxBytes, userAgent: userAgent,
+            retries: retries, maxBytes: maxBytes, maxBytesInFlight: maxBytesInFlight, userAgent: userAgent,
             allowedHosts: allowHosts.isEmpty ? nil : Set(allowHosts),
             acceptedFormats: ImageFormat.accepted(forExtensions: page.parsedExtensions),
             privateNetworks: privateNetworks)

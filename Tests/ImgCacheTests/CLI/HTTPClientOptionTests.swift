@@ -30,6 +30,55 @@ struct HTTPClientOptionTests {
         try await server.shutdown()
     }
 
+    @Test("a libcurl built on another TLS library is not used: a one-line notice, and the images come through AsyncHTTPClient")
+    func unfitLibcurl() async throws {
+        let gnutls = "/usr/lib/x86_64-linux-gnu/libcurl-gnutls.so.4"
+        guard FileManager.default.fileExists(atPath: gnutls) else {
+            Issue.record("\(gnutls) is missing: install libcurl3-gnutls")
+            return
+        }
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        let environment = ["IMGCACHE_LIBCURL": gnutls]
+        let arguments = ["fetch", "page.html", "--base-url", server.url("/"), "--quiet"]
+
+        let fallback = try await CommandRunner.runOffPool(arguments + ["--out", "out"], in: folder.url, environment: environment)
+        #expect(fallback.status == 0, "\(fallback.stderr)")
+        let notices = fallback.stderr.split(separator: "\n")
+        #expect(notices.count == 1, "\(fallback.stderr)")
+        #expect(notices.first?.hasPrefix("imgcache: libcurl cannot be used: libcurl ") == true, "\(fallback.stderr)")
+        #expect(notices.first?.contains("uses GnuTLS/") == true, "\(fallback.stderr)")
+        #expect(notices.first?.hasSuffix("not OpenSSL; downloading with AsyncHTTPClient") == true, "\(fallback.stderr)")
+        #expect(server.requestCount("/a.png") == 1)
+
+        let requested = try await CommandRunner.runOffPool(arguments + ["--out", "out2", "--http-client", "curl"],
+                                                           in: folder.url, environment: environment)
+        #expect(requested.status == 1)
+        #expect(requested.stderr.contains("--http-client curl: libcurl cannot be used: libcurl "), "\(requested.stderr)")
+        try await server.shutdown()
+    }
+
+    @Test("a libcurl.so.4 beside the binary is not loaded: libcurl comes from the system's library folders")
+    func libraryBesideTheBinaryIgnored() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        // A copy of the command in a folder where somebody left a libcurl.so.4 of their own
+        // (here a file the loader cannot load, so that loading it would show as a failure).
+        try FileManager.default.createDirectory(atPath: folder.path("bin"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: CommandRunner.executable.path, toPath: folder.path("bin/imgcache"))
+        try folder.write("bin/libcurl.so.4", "not a library")
+        let outcome = try await CommandRunner.runOffPool(
+            ["fetch", "page.html", "--base-url", server.url("/"), "--quiet", "--out", "out", "--http-client", "curl"],
+            in: folder.url, environment: ["IMGCACHE_LIBCURL": "", "LD_LIBRARY_PATH": ""], executable: URL(fileURLWithPath: folder.path("bin/imgcache")))
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(server.requestCount("/a.png") == 1)
+        try await server.shutdown()
+    }
+
     @Test("--proxy takes every image through the proxy, with each client, even where no_proxy names the host",
           arguments: ["curl", "async-http-client"])
     func proxyOptionWinsOverNoProxy(client: String) async throws {

@@ -81,9 +81,9 @@ struct HostileServerTests {
     ]
 
     @Test("a page of hostile and good images: each hostile one fails in time with its reason, nothing of it is cached, the good ones come in",
-          arguments: Wire.allCases)
-    func hostilePage(wire: Wire) async throws {
-        let fixture = try await DownloadFixture.make(policy: Self.policy, wire: wire)
+          arguments: Wire.allCases, CommandLineTransport.allCases)
+    func hostilePage(wire: Wire, client: CommandLineTransport) async throws {
+        let fixture = try await DownloadFixture.make(policy: Self.policy, wire: wire, client: client)
         let hostile = Self.hostilities.filter { wire != .https2 || $0.overHTTP2 }
         for hostility in hostile { fixture.server.route(hostility.path, hostility.behaviour) }
         var expected = hostile.map { (name: $0.name, url: BrowserURL(fixture.server.url($0.path))!, reason: $0.reason) }
@@ -102,6 +102,9 @@ struct HostileServerTests {
         try await Self.expectHostilePage(downloader: fixture.downloader, store: fixture.store, folder: fixture.folder.path("images"),
                                          good: good, hostile: expected.map { ($0.name, $0.url, $0.reason) })
         #expect(fixture.server.requestCount("/to-itself.png") == 6, "the first request and 5 redirects")
+        if wire != .https2 {
+            #expect(fixture.server.requestCount("/header-1mb.png") == 1, "an oversized head is not asked for again")
+        }
         for stalled in stalledServers {
             #expect(stalled.clientHellosReceived >= 1)
             try await stalled.shutdown()
