@@ -199,6 +199,23 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             extra.add(name: "X-Huge", value: String(repeating: "a", count: valueLength))
             respond(context, .ok, contentType: contentType, body: bytes, extra: extra)
 
+        case .unvalidatedHead(let status, let fields, let body):
+            guard framing == .http1,
+                let raw = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            else {
+                resetStream(context)
+                return
+            }
+            var head = "HTTP/1.1 \(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)\r\n"
+            for field in fields { head += "\(field.name): \(field.value)\r\n" }
+            head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            var bytes = ByteBuffer(string: head)
+            if !isHeadRequest { bytes.writeBytes(body) }
+            // Over once its bytes are handed to the socket; the connection goes with it, since the
+            // HTTP encoder above never saw the answer.
+            finishRequest()
+            raw.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+
         case .negotiated(let variants, let fallback):
             let accepted = Set((request.header("Accept") ?? "").split(separator: ",").map {
                 $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased()
