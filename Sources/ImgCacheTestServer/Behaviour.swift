@@ -86,6 +86,14 @@ public enum Behaviour: Sendable {
     /// HTTP/1.x only: over HTTP/2 the stream is reset, as with ``endlessHeaders(interval:)``.
     case raw([UInt8])
 
+    /// An answer NIO's HTTP encoder would refuse to send, such as a header value holding control
+    /// characters (an escape sequence in a `Content-Type` or a `Location`): the status line and
+    /// `headers` written exactly as given, then a `Content-Length`, `Connection: close` and
+    /// `body`; then the connection is closed. The bytes are written below the encoder.
+    ///
+    /// HTTP/1.x only: over HTTP/2 the stream is reset before any HEADERS, as with ``endlessHeaders(interval:)``.
+    case unvalidatedHead(status: Int, headers: [(name: String, value: String)], body: [UInt8] = [])
+
     /// Content negotiation, as image CDNs do it (`f_auto`, `auto=format`): the first of
     /// `variants` whose media type the request's `Accept` header names (exactly, ignoring
     /// parameters such as `;q=`), served as `.image`; `fallback` when none is named or there is no

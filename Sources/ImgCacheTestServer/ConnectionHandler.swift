@@ -200,16 +200,15 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             respond(context, .ok, contentType: contentType, body: bytes, extra: extra)
 
         case .raw(let bytes):
-            guard framing == .http1,
-                let raw = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
-            else {
-                resetStream(context)
-                return
-            }
-            finishRequest()
-            raw.writeAndFlush(NIOAny(ByteBuffer(bytes: bytes))).assumeIsolated().whenComplete { _ in
-                context.close(promise: nil)
-            }
+            writeBelowEncoder(ByteBuffer(bytes: bytes), context: context)
+
+        case .unvalidatedHead(let status, let fields, let body):
+            var head = "HTTP/1.1 \(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)\r\n"
+            for field in fields { head += "\(field.name): \(field.value)\r\n" }
+            head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            var bytes = ByteBuffer(string: head)
+            if !isHeadRequest { bytes.writeBytes(body) }
+            writeBelowEncoder(bytes, context: context)
 
         case .negotiated(let variants, let fallback):
             let accepted = Set((request.header("Accept") ?? "").split(separator: ",").map {
@@ -310,6 +309,21 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.floodHeaders(from: n + fields, interval: interval, raw: raw, context: context)
             }
         }
+    }
+
+    /// Writes a whole answer below NIO's HTTP encoder, which refuses what these answers hold, then
+    /// closes the connection (the encoder never saw the answer, so it cannot go on); HTTP/1.x only,
+    /// an HTTP/2 stream is reset instead.
+    private func writeBelowEncoder(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard framing == .http1,
+            let raw = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+        else {
+            resetStream(context)
+            return
+        }
+        // Over once its bytes are handed to the socket.
+        finishRequest()
+        raw.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
     private func after(_ delay: Duration, _ context: ChannelHandlerContext, _ body: @escaping () -> Void) {

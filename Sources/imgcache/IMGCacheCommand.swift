@@ -18,6 +18,10 @@ struct IMGCacheCommand: AsyncParsableCommand {
         discussion: """
             Exit status: 0 on success; 1 when a page or file could not be read or written; \
             2 when some images could not be localised (fetch, watch); 64 for a usage error.
+
+            Messages on standard error show the control characters in them (escape sequences and \
+            line breaks a server or page put in a header, a URL or its text) as \\xHH, their code \
+            point in hexadecimal, whether standard error is a terminal or a file.
             """,
         subcommands: [FetchCommand.self, WatchCommand.self, RewriteCommand.self, ListCommand.self, CacheCommand.self, DemoCommand.self]
     )

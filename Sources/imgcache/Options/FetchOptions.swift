@@ -88,7 +88,9 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .customLong("max-wait"), help: "During a long run of downloads, a progress refresh at least every this many seconds (default: none).")
     var maxWait: Double?
 
-    @Option(name: .customLong("on-refresh"), help: "Shell command run after each refresh, with IMGCACHE_DOWNLOADED, IMGCACHE_FAILED, … set.")
+    @Option(name: .customLong("on-refresh"), help: ArgumentHelp(
+        "Shell command run after each refresh, with IMGCACHE_DOWNLOADED, IMGCACHE_FAILED, … set.",
+        discussion: "Every failed URL is in the file IMGCACHE_FAILED_URLS_FILE, one a line (removed when the command ends); IMGCACHE_FAILED_URLS holds as many as fit in 64 KiB (IMGCACHE_FAILED_URLS_TRUNCATED=1 when some were left out). The URLs are the page's text, chosen by whoever wrote it: quote them, never eval them."))
     var onRefresh: String?
 
     @Flag(help: "No progress display and no per-page summary; failures and warnings still go to standard error.")

@@ -86,7 +86,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         narrate("\(outcome.localised) of \(outcome.total) images are local, \(requests) requests to 127.0.0.1, "
                 + String(format: "%.1f s; ", outcome.elapsed) + "the server is stopped.")
-        if !quiet { Diagnostics.note(DemoInstructions(out: out).text) }
+        if !quiet { Diagnostics.noteLines(DemoInstructions(out: out).text) }
         if outcome.manifestFailed { throw ExitCode.failure }
         if !unexpected.isEmpty { throw ExitCode(2) }
     }

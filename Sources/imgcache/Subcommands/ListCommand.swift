@@ -5,7 +5,14 @@ import ImgCache
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "Lists a page's image references and what rewriting would do with each."
+        abstract: "Lists a page's image references and what rewriting would do with each.",
+        discussion: """
+            One line per reference: its kind, what rewriting would do, the reference as the page \
+            wrote it, its absolute URL and its name in the cache, separated by tabs. On a terminal, \
+            control characters in the page's text (escape sequences, tabs, line breaks) are shown \
+            as \\xHH, their code point in hexadecimal; piped or redirected, the text is written as \
+            the page has it.
+            """
     )
 
     @Argument(help: "The HTML file to read.")
@@ -34,10 +41,17 @@ struct ListCommand: ParsableCommand {
             data.append(0x0A)
             try? FileHandle.standardOutput.write(contentsOf: data)
         } else {
+            // A person reading a terminal gets the page's text escaped (a page's escape sequences
+            // would act on the terminal); a script reading a pipe gets it as the page has it. The
+            // URL is escaped too, in case one is not serialised; the other fields are the
+            // command's own words and cache names.
+            let escapes = isatty(STDOUT_FILENO) != 0
             var lines = ""
             for reference in result.references {
                 let outcome = reference.rewritten ? "rewrite" : "skip:\(reference.disposition.code ?? "")"
-                lines += "\(reference.kind.rawValue)\t\(outcome)\t\(reference.original)\t\(reference.url ?? "-")\t\(reference.localName ?? "-")\n"
+                let original = escapes ? TerminalText.escaped(reference.original) : reference.original
+                let url = escapes ? reference.url.map(TerminalText.escaped) : reference.url
+                lines += "\(reference.kind.rawValue)\t\(outcome)\t\(original)\t\(url ?? "-")\t\(reference.localName ?? "-")\n"
             }
             try? FileHandle.standardOutput.write(contentsOf: Data(lines.utf8))
         }

@@ -238,6 +238,40 @@ struct FetchCommandTests {
         try await server.shutdown()
     }
 
+    @Test("--on-refresh runs however many URLs failed: all of them in IMGCACHE_FAILED_URLS_FILE, removed after, the variable cut to 64 KiB")
+    func refreshHookWithThousandsOfFailures() async throws {
+        // 1,000 URLs of about 200 bytes: 200 KB, past the 128 KiB Linux allows one environment
+        // string, which kept the hook from starting when the variable held them all.
+        let server = try await TestImageServer.start()
+        let padding = String(repeating: "x", count: 160)
+        let paths = (0..<1000).map { String(format: "/missing/%04d-\(padding).png", $0) }
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", paths.map { "<img src=\"\($0)\">" }.joined(separator: "\n"))
+        let hook = #"touch "$MARK"; cp "$IMGCACHE_FAILED_URLS_FILE" "$COPY"; echo "$IMGCACHE_FAILED_URLS_FILE" > "$WHERE"; "#
+            + #"printf '%s' "$IMGCACHE_FAILED_URLS" > "$CAPPED"; echo "$IMGCACHE_FAILED $IMGCACHE_FAILED_URLS_TRUNCATED" > "$COUNTS""#
+        let outcome = try await CommandRunner.runOffPool(
+            ["fetch", "page.html", "--base-url", server.url("/"), "--out", "out", "--retries", "0", "--quiet", "--on-refresh", hook],
+            in: folder.url,
+            environment: ["MARK": folder.path("ran"), "COPY": folder.path("copy.txt"), "WHERE": folder.path("where.txt"),
+                          "CAPPED": folder.path("capped.txt"), "COUNTS": folder.path("counts.txt")])
+        #expect(outcome.status == 2, "\(outcome.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder.path("ran")), "the hook did not run: \(outcome.stderr)")
+        #expect(!outcome.stderr.contains("--on-refresh"), "\(outcome.stderr)")
+        let expected = Set(paths.map { server.url($0) })
+        let copied = try String(contentsOfFile: folder.path("copy.txt"), encoding: .utf8)
+        #expect(copied.hasSuffix("\n"))
+        #expect(Set(copied.split(separator: "\n").map(String.init)) == expected)
+        #expect(copied.split(separator: "\n").count == 1000)
+        let capped = try String(contentsOfFile: folder.path("capped.txt"), encoding: .utf8)
+        #expect(capped.utf8.count <= 64 * 1024 && capped.utf8.count > 60 * 1024, "\(capped.utf8.count) bytes")
+        #expect(capped.split(separator: "\n").allSatisfy { expected.contains(String($0)) }, "whole URLs only")
+        #expect(try String(contentsOfFile: folder.path("counts.txt"), encoding: .utf8) == "1000 1\n")
+        let listFile = try String(contentsOfFile: folder.path("where.txt"), encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(!listFile.isEmpty && !FileManager.default.fileExists(atPath: (listFile as NSString).deletingLastPathComponent),
+                "\(listFile)'s folder is left behind")
+        try await server.shutdown()
+    }
+
     @Test("usage errors name the option")
     func usage() async throws {
         let folder = try TemporaryFolder()
