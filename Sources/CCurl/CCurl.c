@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CCurl.h"
 
 #include <dlfcn.h>
@@ -5,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 // The libcurl functions imgcache calls, found in the library once it is open.
 static struct {
@@ -188,6 +191,22 @@ void imgcache_background_work_end(void) {
     background_running -= 1;
     pthread_cond_broadcast(&background_ended);
     pthread_mutex_unlock(&background_lock);
+}
+
+int imgcache_memory_file(const void *bytes, size_t count) {
+    int descriptor = memfd_create("imgcache-ca", MFD_CLOEXEC);
+    if (descriptor < 0) return -1;
+    const char *next = bytes;
+    while (count > 0) {
+        ssize_t written = write(descriptor, next, count);
+        if (written < 0) {
+            close(descriptor);
+            return -1;
+        }
+        next += written;
+        count -= (size_t)written;
+    }
+    return descriptor;
 }
 
 const char *imgcache_curl_default_ca_file(void) {

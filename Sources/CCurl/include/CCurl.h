@@ -35,6 +35,10 @@ _Bool imgcache_background_work_begin(void);
 void imgcache_background_work_end(void);
 void imgcache_background_work_wait(void);
 
+/// A file in memory holding `bytes` (memfd_create, close-on-exec), or -1: read through
+/// `/proc/self/fd/N`, it is gone with its descriptor, or with the process however it ends.
+int imgcache_memory_file(const void *bytes, size_t count);
+
 /// The CA bundle libcurl was built to use by default, or NULL.
 const char *imgcache_curl_default_ca_file(void);
 

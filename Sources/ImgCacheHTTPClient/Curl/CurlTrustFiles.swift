@@ -8,8 +8,8 @@ import NIOConcurrencyHelpers
 /// folder (`CURLOPT_CAPATH`).
 ///
 /// libcurl reads a single CA file, so when the trust names several (the system's bundle and
-/// `--cacert`'s, say) they are joined into a private temporary file, deleted by ``remove()``. A
-/// file rather than `CURLOPT_CAINFO_BLOB`: libcurl caches the store it builds from a file for
+/// `--cacert`'s, say) they are joined into a file in memory (`/proc/self/fd/N`), closed by
+/// ``remove()``. A file rather than `CURLOPT_CAINFO_BLOB`: libcurl caches the store it builds from a file for
 /// later connections (`CURLOPT_CA_CACHE_TIMEOUT`), and parsing a 140-certificate bundle for each
 /// connection is slow under OpenSSL 3.
 ///
@@ -25,7 +25,8 @@ struct CurlTrustFiles: Sendable {
     /// The CA files left out because `folder` holds every certificate of them.
     let filesInFolder: [String]
     /// Whether `file` is a temporary file of ours, to delete.
-    private let isTemporary: Bool
+    /// The descriptor of the joined file in memory, when the CAs had to be joined.
+    private let memoryFile: Int32?
 
     /// libcurl's default CA bundle and folder, the system's (libcurl must be loaded).
     static var libcurlDefaults: (file: String?, folder: String?) {
@@ -65,7 +66,7 @@ struct CurlTrustFiles: Sendable {
         sources += trust.additionalCAFiles.map { URL(fileURLWithPath: $0) }
         if sources.count <= 1 {
             file = sources.first?.path
-            isTemporary = false
+            memoryFile = nil
             return
         }
         var joined = Data()
@@ -74,13 +75,14 @@ struct CurlTrustFiles: Sendable {
             joined.append(contents)
             joined.append(0x0A)
         }
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("imgcache-ca-\(getpid())-\(UUID().uuidString).pem").path
-        guard FileManager.default.createFile(atPath: path, contents: joined, attributes: [.posixPermissions: 0o600]) else {
-            throw CertificateTrustError(path: path, problem: "the joined CA file could not be written")
+        // In memory, not in a temporary folder: nothing is written outside the output and cache
+        // folders, and nothing is left behind by a process that is killed.
+        let descriptor = joined.withUnsafeBytes { imgcache_memory_file($0.baseAddress, $0.count) }
+        guard descriptor >= 0 else {
+            throw CertificateTrustError(path: sources[0].path, problem: "the joined CA file could not be made (\(String(cString: strerror(errno))))")
         }
-        file = path
-        isTemporary = true
+        file = "/proc/self/fd/\(descriptor)"
+        memoryFile = descriptor
     }
 
     /// The CA files and folders `trust` stands for: its roots, or the system's bundle and folder
@@ -107,7 +109,7 @@ struct CurlTrustFiles: Sendable {
 
     /// Deletes the joined file, if there is one.
     func remove() {
-        if isTemporary, let file { try? FileManager.default.removeItem(atPath: file) }
+        if let memoryFile { close(memoryFile) }
     }
 
     private func set(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String?, _ name: String) throws {
