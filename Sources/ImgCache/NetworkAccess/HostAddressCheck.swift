@@ -9,9 +9,15 @@ import Darwin
 /// transports that cannot check the address they connect to (`URLSession`, a user's own).
 package enum HostAddressCheck {
     /// Throws ``TransportError/deniedAddress(host:address:kind:)`` when the host is, or resolves
-    /// to, any refused address; `TransportError.connection` when it cannot be resolved.
+    /// to, any refused address; `TransportError.connection` when it cannot be resolved;
+    /// `TransportError.invalidRequest` when no host can be read from `url`.
     package static func check(_ url: String, access: PrivateNetworkAccess) async throws {
-        guard access.isRestricted, let authority = URLAuthority(url) else { return }
+        guard access.isRestricted else { return }
+        // A URL whose host this parser cannot find may still be one a transport can send: its
+        // address would then go unchecked.
+        guard let authority = URLAuthority(url) else {
+            throw TransportError.invalidRequest("cannot find the host of \(url) to check its addresses, and private networks are denied")
+        }
         let addresses: [IPAddress]
         if let literal = IPAddress(authority.host) {
             addresses = [literal]

@@ -55,19 +55,14 @@ package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// Whether this is an IPv4 address.
     package var isIPv4: Bool { bytes.count == 4 }
 
-    /// The IPv4 address an IPv6 one carries: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible
-    /// (`::a.b.c.d`) and NAT64 (`64:ff9b::a.b.c.d`) addresses reach that IPv4 host.
-    var embeddedIPv4: IPAddress? {
-        guard bytes.count == 16 else { return nil }
-        let prefix = bytes[0..<12]
-        let mapped: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]
-        let compatible = [UInt8](repeating: 0, count: 12)
-        let nat64: [UInt8] = [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]
-        let last4 = Array(bytes[12..<16])
-        if prefix.elementsEqual(mapped) || prefix.elementsEqual(nat64) { return IPAddress(bytes: last4) }
-        // `::` and `::1` are IPv6's own unspecified and loopback addresses, not IPv4-compatible ones.
-        if prefix.elementsEqual(compatible), last4 != [0, 0, 0, 0], last4 != [0, 0, 0, 1] { return IPAddress(bytes: last4) }
-        return nil
+    /// The IPv4 address written in an IPv6 one's four bytes from `start`, skipping byte 8: where
+    /// RFC 6052 puts it for each prefix length (bits 64..71, the u-octet, are never part of it), and
+    /// where IPv4-mapped (`::ffff:a.b.c.d`, from byte 12) and 6to4 (`2002:aabb:ccdd::`, from byte 2)
+    /// addresses put it. `start` is at most 12, on an IPv6 address.
+    func ipv4(fromByte start: Int) -> IPAddress {
+        precondition(bytes.count == 16 && (0...12).contains(start), "an IPv4 address is 4 bytes of an IPv6 one")
+        let indices = (start..<16).lazy.filter { $0 != 8 }.prefix(4)
+        return IPAddress(bytes: indices.map { bytes[$0] })!
     }
 
     /// `10.0.0.1`, `fe80::1`.

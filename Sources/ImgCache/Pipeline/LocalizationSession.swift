@@ -168,7 +168,13 @@ public final class LocalizationSession: Sendable {
             // A site folder's other files are copied beside its pages; a page given on its own
             // is written where its author may have put its assets.
             awayFromOrigin = false
-            bytes = try await BlockingIO.runDocumentFileWork { try AtomicFile.read(path) }
+            // A site's file must still be the regular file its listing found: a symbolic link put
+            // in its place could point anywhere on the machine. A page given on its own is read
+            // wherever its name leads, as the person who named it meant.
+            let isSiteFile = input.site != nil
+            bytes = try await BlockingIO.runDocumentFileWork {
+                try isSiteFile ? AtomicFile.readRegularFile(path) : AtomicFile.read(path)
+            }
         }
         let destination = input.output
         options.referenceStyle = referenceStyle(fromFolder: destination.parentPath)

@@ -52,19 +52,29 @@ package enum AtomicFile {
 
     /// Puts a copy of the file at `source` at `destination`, whole or not at all: a hard link where
     /// the file system allows one (no bytes copied), else a copy written as ``write(_:to:)`` does.
-    /// A destination that is already a link to the source is left as it is.
+    /// A destination that is already a link to the source is left as it is. The source must be a
+    /// regular file: a symbolic link is not followed (it may point out of the folder being copied).
     /// - Returns: true when the copy is a hard link.
-    /// - Throws: `FileError` naming the path that could not be read or written.
+    /// - Throws: `FileError` naming the path that could not be read or written, or the source when
+    ///   it is not a regular file.
     @discardableResult
     package static func place(copyOf source: String, at destination: String) throws -> Bool {
         var sourceInfo = stat(), destinationInfo = stat()
-        guard stat(source, &sourceInfo) == 0 else { throw FileError(path: source, errno: errno) }
+        guard lstat(source, &sourceInfo) == 0 else { throw FileError(path: source, errno: errno) }
+        guard sourceInfo.st_mode & S_IFMT == S_IFREG else { throw notRegular(source, mode: sourceInfo.st_mode) }
         if stat(destination, &destinationInfo) == 0, destinationInfo.st_ino == sourceInfo.st_ino,
            destinationInfo.st_dev == sourceInfo.st_dev {
             return true
         }
         let temporary = try temporaryPath(beside: destination)
         if link(source, temporary) == 0 {
+            // `link` does not follow a symbolic link but links the link itself: one put at the
+            // source since `lstat` would end up in the destination.
+            var linked = stat()
+            guard lstat(temporary, &linked) == 0, linked.st_mode & S_IFMT == S_IFREG else {
+                unlink(temporary)
+                throw notRegular(source, mode: linked.st_mode)
+            }
             guard rename(temporary, destination) == 0 else {
                 let failure = errno
                 unlink(temporary)
@@ -73,8 +83,17 @@ package enum AtomicFile {
             return true
         }
         // Another file system, or one without hard links: copy the bytes.
-        try write(read(source), to: destination)
+        try write(readRegularFile(source), to: destination)
         return false
+    }
+
+    /// Why a file that should be regular is refused, by its type.
+    private static func notRegular(_ path: String, mode: mode_t) -> FileError {
+        switch mode & S_IFMT {
+        case S_IFLNK: FileError(path: path, reason: "a symbolic link, not a regular file")
+        case S_IFDIR: FileError(path: path, reason: "a folder, not a regular file")
+        default: FileError(path: path, reason: "not a regular file")
+        }
     }
 
     /// A fresh hidden name in `path`'s folder (created if needed), for a file that is renamed to
@@ -108,17 +127,37 @@ package enum AtomicFile {
         return String(folder) + "." + name + ".tmp-" + String(getpid()) + "-" + String(UInt32.random(in: 0...UInt32.max))
     }
 
-    /// Reads a whole file straight into an array (no intermediate copy: pages can be large).
+    /// Reads a whole file straight into an array (no intermediate copy: pages can be large),
+    /// through symbolic links, or from a pipe.
     /// - Throws: `FileError` naming the path when it cannot be read (missing, a folder, no permission).
     package static func read(_ path: String) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try read(path, onlyRegular: false)
+    }
+
+    /// Reads a whole regular file, as ``read(_:)`` does, but refuses a symbolic link (not followed,
+    /// even to a regular file) and anything else that is not a regular file: for a file of a folder
+    /// that someone else may write, where a link could point anywhere on the machine.
+    /// - Throws: `FileError` naming the path when it cannot be read or is not a regular file.
+    package static func readRegularFile(_ path: String) throws -> [UInt8] {
+        try read(path, onlyRegular: true)
+    }
+
+    private static func read(_ path: String, onlyRegular: Bool) throws -> [UInt8] {
+        // Without waiting for a writer, so that a pipe is refused rather than read.
+        let flags = onlyRegular ? O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK : O_RDONLY | O_CLOEXEC
+        let fd = open(path, flags)
         guard fd >= 0 else {
-            throw errno == ENOENT ? FileError(path: path, reason: "no such file") : FileError(path: path, errno: errno)
+            switch errno {
+            case ENOENT: throw FileError(path: path, reason: "no such file")
+            case ELOOP where onlyRegular: throw notRegular(path, mode: S_IFLNK)
+            default: throw FileError(path: path, errno: errno)
+            }
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw FileError(path: path, errno: errno) }
         guard (info.st_mode & S_IFMT) != S_IFDIR else { throw FileError(path: path, reason: "is a folder, not a file") }
+        if onlyRegular, info.st_mode & S_IFMT != S_IFREG { throw notRegular(path, mode: info.st_mode) }
         var readError: Int32 = 0
         var bytes = [UInt8](unsafeUninitializedCapacity: max(Int(info.st_size), 0)) { buffer, initialized in
             initialized = readFully(fd, into: UnsafeMutableRawBufferPointer(buffer), error: &readError)

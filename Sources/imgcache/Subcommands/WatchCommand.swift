@@ -81,14 +81,21 @@ struct WatchCommand: AsyncParsableCommand {
         let command = self
         let polling = Task {
             var watched = WatchedFiles(firstPlan)
-            var files = InputFileWatcher(paths: watched.paths)
+            var files = InputFileWatcher(paths: watched.paths) { !watched.isSiteFile($0) }
             for input in firstPlan.inputs { await watcher.pageChanged(input) }
             for copy in firstPlan.copies { await Self.copy(copy, with: session) }
             while !Task.isCancelled {
                 try? await Task.sleep(for: pause)
                 // Site folders are listed again: a new file is watched, and localised once still.
                 if !firstPlan.sites.isEmpty, let fresh = try? command.plan() {
-                    for path in watched.merge(fresh) where !files.watches(path) { files.add(path) }
+                    let (new, unlisted) = watched.merge(fresh)
+                    for path in new where !files.watches(path) { files.add(path, followingLinks: !watched.isSiteFile(path)) }
+                    // A file the listing leaves out that is still there (a symbolic link now, or
+                    // behind one) is no longer the site's. One that is gone is left to the poll,
+                    // which waits for it to stay gone before deleting its copy.
+                    for path in unlisted where Self.isThere(path) {
+                        await Self.skip(path, watched: &watched, files: &files, watcher: watcher)
+                    }
                 }
                 for change in files.poll() {
                     switch change {
@@ -109,6 +116,13 @@ struct WatchCommand: AsyncParsableCommand {
                             files.remove(path)
                         case nil: break
                         }
+                    case .notRegular(let path):
+                        if watched.isSiteFile(path) {
+                            await Self.skip(path, watched: &watched, files: &files, watcher: watcher)
+                        } else {
+                            // Named on the command line: watched on, in case a file comes back.
+                            Self.reportSkipped(path, followingLinks: true)
+                        }
                     }
                 }
             }
@@ -122,6 +136,35 @@ struct WatchCommand: AsyncParsableCommand {
         let results = await watcher.results
         if results.hadErrors { throw ExitCode.failure }
         if !results.failures.isEmpty { throw ExitCode(2) }
+    }
+
+    /// Stops watching a site file that is no longer a regular file of the site, and says so once.
+    /// Its last copy in --out stays (it was made while the file was the site's).
+    private static func skip(_ path: String, watched: inout WatchedFiles, files: inout InputFileWatcher,
+                             watcher: PageWatcher) async {
+        reportSkipped(path)
+        if case .input(let input) = watched.items[path] { await watcher.pageSkipped(input) }
+        watched.items[path] = nil
+        files.remove(path)
+    }
+
+    private static func reportSkipped(_ path: String, followingLinks: Bool = false) {
+        var info = stat()
+        let found = (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0
+        let reason = switch found ? info.st_mode & S_IFMT : 0 {
+        case S_IFLNK: "a symbolic link, not a regular file"
+        case S_IFDIR: "a folder, not a regular file"
+        // Listed no more yet regular: reached through a folder that is now a symbolic link.
+        case S_IFREG: "no longer among the site folder's files"
+        default: "not a regular file"
+        }
+        Diagnostics.warn("skipping \(path): \(reason)")
+    }
+
+    /// Whether anything, even a dangling symbolic link, is at `path`.
+    private static func isThere(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
     }
 
     private static func copy(_ copy: SiteFileCopy, with session: FetchSession) async {
@@ -148,15 +191,30 @@ private struct WatchedFiles {
 
     var paths: [String] { Array(items.keys) }
 
-    /// Takes in a fresh plan's files; returns the paths that are new.
-    mutating func merge(_ plan: LocalizationPlan) -> [String] {
+    /// Whether `path` is a file of a site folder (not one named on the command line).
+    func isSiteFile(_ path: String) -> Bool {
+        switch items[path] {
+        case .input(let input): input.site != nil
+        case .copy: true
+        case nil: false
+        }
+    }
+
+    /// Takes in a fresh plan's files; returns the paths that are new, and the site files watched
+    /// that the plan no longer has.
+    mutating func merge(_ plan: LocalizationPlan) -> (new: [String], unlisted: [String]) {
         var new: [String] = []
+        var listed: Set<String> = []
         for input in plan.inputs {
             let path = input.path ?? input.name
+            listed.insert(path)
             if items.updateValue(.input(input), forKey: path) == nil { new.append(path) }
         }
-        for copy in plan.copies where items.updateValue(.copy(copy), forKey: copy.source) == nil { new.append(copy.source) }
-        return new
+        for copy in plan.copies {
+            listed.insert(copy.source)
+            if items.updateValue(.copy(copy), forKey: copy.source) == nil { new.append(copy.source) }
+        }
+        return (new, items.keys.filter { !listed.contains($0) && isSiteFile($0) })
     }
 }
 

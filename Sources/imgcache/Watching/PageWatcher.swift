@@ -52,6 +52,16 @@ actor PageWatcher {
         writeManifest()
     }
 
+    /// Forgets a site page that is no longer a regular file of the site (now a symbolic link): a
+    /// run under way is dropped, and its last rewritten copy stays, in the manifest too.
+    func pageSkipped(_ input: LocalizationInput) {
+        let source = input.path ?? input.name
+        generations[source, default: 0] += 1
+        running[source]?.cancel()
+        running[source] = nil
+        unreadable.remove(source)
+    }
+
     /// Deletes the output of a site file that was deleted (a rewritten file or a copy).
     static func removeOutput(_ path: String) {
         if unlink(path) != 0, errno != ENOENT {

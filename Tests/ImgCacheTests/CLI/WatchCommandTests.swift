@@ -178,4 +178,47 @@ struct WatchSiteTests {
         #expect(try await watch.waitForExit() == 0, "\(watch.stderr)")
         try await server.shutdown()
     }
+
+    @Test("watch a site folder: a file replaced by a symbolic link to a file outside the site is skipped, once, and what it points to never reaches --out",
+          arguments: ["a.png", "index.html"])
+    func symbolicLinkOutOfTheSite(replaced: String) async throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("site"), withIntermediateDirectories: true)
+        try folder.write("site/index.html", "<p>home</p>")
+        try folder.write("site/a.png", "an image")
+        let marker = "outside-the-site-\(UUID().uuidString)"
+        try folder.write("secret.html", "<p>\(marker)</p>")
+        let watch = try await RunningCommand([
+            "watch", "site", "--base-url", "http://127.0.0.1:9/", "--out", "Web", "--events", "ndjson",
+            "--debounce", "0", "--interval", "0.05",
+        ], in: folder.url)
+        try await watch.waitForEvents("the page") { events in events.contains { $0["event"] as? String == "page" } }
+        try await waitForFile(folder.path("Web/a.png"))
+
+        try FileManager.default.removeItem(atPath: folder.path("site/\(replaced)"))
+        try FileManager.default.createSymbolicLink(atPath: folder.path("site/\(replaced)"), withDestinationPath: folder.path("secret.html"))
+        // A file added after the link: once it is copied, the polls that saw the link have settled
+        // too; then ten polls more.
+        try folder.write("site/later.txt", "later")
+        try await waitForFile(folder.path("Web/later.txt"))
+        try await Task.sleep(for: .milliseconds(500))
+
+        let out = folder.path("Web")
+        for file in FileManager.default.enumerator(atPath: out)?.allObjects as? [String] ?? [] {
+            // Read through any link, as a browser or a web server serving --out would.
+            let bytes = FileManager.default.contents(atPath: out + "/" + file) ?? Data()
+            #expect(!String(decoding: bytes, as: UTF8.self).contains(marker), "\(file)")
+        }
+        let skipped = watch.stderr.components(separatedBy: "skipping site/\(replaced)").count - 1
+        #expect(skipped == 1, "\(watch.stderr)")
+        watch.interrupt()
+        #expect(try await watch.waitForExit() == 0, "\(watch.stderr)")
+    }
+
+    private func waitForFile(_ path: String) async throws {
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(FileManager.default.fileExists(atPath: path), "\(path)")
+    }
 }

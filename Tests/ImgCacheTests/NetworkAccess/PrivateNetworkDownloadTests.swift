@@ -140,4 +140,15 @@ struct PrivateNetworkDownloadTests {
         await transport.shutdown()
         try await server.shutdown()
     }
+
+    @Test("a transport that cannot check connected addresses (URLSession): a URL whose host cannot be read is refused, not sent unchecked")
+    func unreadableHostRefused() async throws {
+        let transport = URLSessionTransport()
+        var request = TransportRequest.get("http://127.0.0.1:99999/a.png")
+        request.privateNetworks = .denied()
+        let error = await transportError { try await transport.sendCheckingAddresses(request) }
+        #expect(error as? TransportError == .invalidRequest(
+            "cannot find the host of http://127.0.0.1:99999/a.png to check its addresses, and private networks are denied"))
+        await transport.shutdown()
+    }
 }
