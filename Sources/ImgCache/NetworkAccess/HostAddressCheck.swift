@@ -13,6 +13,12 @@ package enum HostAddressCheck {
     /// `TransportError.invalidRequest` when no host can be read from `url`.
     package static func check(_ url: String, access: PrivateNetworkAccess) async throws {
         guard access.isRestricted else { return }
+        _ = try await checkedAddresses(of: url, access: access)
+    }
+
+    /// The addresses of `url`'s host, every one of them allowed by `access`; throws as
+    /// ``check(_:access:)`` does.
+    static func checkedAddresses(of url: String, access: PrivateNetworkAccess) async throws -> (host: String, addresses: [IPAddress]) {
         // A URL whose host this parser cannot find may still be one a transport can send: its
         // address would then go unchecked.
         guard let authority = URLAuthority(url) else {
@@ -30,6 +36,7 @@ package enum HostAddressCheck {
                 throw TransportError.deniedAddress(host: authority.host, address: address.description, kind: kind)
             }
         }
+        return (authority.host, addresses)
     }
 
     /// The host's addresses from `getaddrinfo`, which blocks: it runs on a Dispatch thread, not on
