@@ -86,7 +86,13 @@ struct HostileServerTests {
         let fixture = try await DownloadFixture.make(policy: Self.policy, wire: wire, client: client)
         let hostile = Self.hostilities.filter { wire != .https2 || $0.overHTTP2 }
         for hostility in hostile { fixture.server.route(hostility.path, hostility.behaviour) }
-        var expected = hostile.map { (name: $0.name, url: BrowserURL(fixture.server.url($0.path))!, reason: $0.reason) }
+        var expected = hostile.map { hostility in
+            // Over HTTP/2 libcurl may meet the stream's reset before it has handed on the head it
+            // buffered, and then cannot tell how much was declared: a connection failure all the same.
+            let reason = client != .asyncHTTPClient && wire == .https2 && hostility.name == "Content-Length larger than the body, then a close"
+                ? "connection failed: …" : hostility.reason
+            return (name: hostility.name, url: BrowserURL(fixture.server.url(hostility.path))!, reason: reason)
+        }
         // A TLS handshake that stalls half way, from servers of their own (no path is reached).
         var stalledServers: [StalledTLSServer] = []
         if wire != .http {
