@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ImgCache
 import ImgCacheHTTPClient
 
@@ -52,7 +53,14 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
         switch self {
         case .curl:
             #if canImport(CCurl)
-            return try CurlTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout)
+            let transport = try CurlTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout)
+            // libcurl (as curl does) writes every TLS session's keys to this file; AsyncHTTPClient
+            // does not. Set for another tool, it would get imgcache's too: said, not changed,
+            // since it is the user's environment.
+            if let keyLog = ProcessInfo.processInfo.environment["SSLKEYLOGFILE"], !keyLog.isEmpty {
+                Diagnostics.warn("SSLKEYLOGFILE is set: libcurl writes the TLS session keys to \(keyLog)")
+            }
+            return transport
             #else
             // Parsed even where it is not offered (ArgumentParser reads the raw value).
             throw CurlUnavailableError(reason: "this build has no libcurl (Linux only)")

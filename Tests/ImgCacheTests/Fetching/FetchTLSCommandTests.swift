@@ -40,6 +40,47 @@ struct FetchTLSCommandTests {
         try await server.shutdown()
     }
 
+    #if os(Linux)
+    @Test("CAs joined from several --cacert files are kept in memory: nothing is written to the temporary folder, even while the run lasts")
+    func joinedCAsWriteNothing() async throws {
+        let server = try await TestImageServer.start(tls: .valid)
+        // Slow, so that the run is seen while it lasts (a file deleted at the end was still there then).
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png", delay: .seconds(2)))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=\(server.url("/a.png"))>")
+        try FileManager.default.createDirectory(atPath: folder.path("tmp"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestCertificates.caPath, toPath: folder.path("second-ca.pem"))
+        let seen = ThreadSafeLog<String>()
+        let watching = Task {
+            while !Task.isCancelled {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path("tmp"))) ?? [] { seen.append(name) }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let outcome = try await run(["fetch", "page.html", "--out", "out", "--cacert", TestCertificates.caPath, "--cacert", "second-ca.pem",
+                                     "--http-client", "curl"], in: folder, environment: ["TMPDIR": folder.path("tmp")])
+        watching.cancel()
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(server.requestCount("/a.png") == 1)
+        #expect(seen.values.isEmpty, "written to TMPDIR: \(Set(seen.values))")
+        try await server.shutdown()
+    }
+
+    @Test("SSLKEYLOGFILE in the environment, which libcurl honours, is pointed out")
+    func keyLogFileWarned() async throws {
+        let server = try await TestImageServer.start(tls: .valid)
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=\(server.url("/a.png"))>")
+        let outcome = try await run(["fetch", "page.html", "--out", "out", "--cacert", TestCertificates.caPath, "--http-client", "curl"],
+                                    in: folder, environment: ["SSLKEYLOGFILE": folder.path("keys.log")])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("imgcache: warning: SSLKEYLOGFILE is set: libcurl writes the TLS session keys to \(folder.path("keys.log"))"),
+                "\(outcome.stderr)")
+        try await server.shutdown()
+    }
+    #endif
+
     @Test("refused certificates: exit 2, one line per image naming the host and the problem, a hint, the page keeps the remote URL",
           arguments: httpClients)
     func refusedCertificate(client: String) async throws {
