@@ -31,7 +31,8 @@ public struct DownloadPolicy: Sendable {
     public var maxBytesInFlight: Int
     /// The `User-Agent` header sent.
     public var userAgent: String
-    /// When set, only images from these hosts are downloaded; others stay remote.
+    /// When set, only images from these hosts are downloaded; others stay remote, and a redirect
+    /// to a host not on the list is not followed (``DownloadFailure/redirectToHostNotAllowed(status:host:)``).
     public var allowedHosts: Set<String>?
     /// Which formats count as images (by their magic bytes).
     public var acceptedFormats: Set<ImageFormat>

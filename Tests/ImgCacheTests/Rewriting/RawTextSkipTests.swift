@@ -74,10 +74,19 @@ struct RawTextSkipTests {
 
     @Test("the libxml2 version read at run time agrees with the headers, and decides whether content is skipped")
     func versionDecides() {
-        #expect(LibXML2Runtime.allowsInputShortcuts == (20912...20914).contains(Int(LIBXML_VERSION)))
+        #expect(LibXML2Runtime.allowsInputShortcuts
+                == (!LibXML2Runtime.isApplePlatform && (20912...20914).contains(Int(LIBXML_VERSION))))
         let page = Array("<p class=a>x</p><script>var a = '<b>' + 1;</script><img src=a.png>".utf8)
         let skipped = Self.scan(page, skipping: LibXML2Runtime.allowsInputShortcuts).skipped
         #expect(skipped == (LibXML2Runtime.allowsInputShortcuts ? "var a = '<b>' + 1".utf8.count : 0))
+    }
+
+    @Test("the shortcuts are taken for upstream libxml2 2.9.12–2.9.14 off Apple platforms only, never on Apple's own libxml2",
+          arguments: [nil, 20910, 20911, 20912, 20913, 20914, 21000, 21200, 21400])
+    func gatePerPlatform(version: Int?) {
+        let upstreamChecked = version.map { (20912...20914).contains($0) } ?? false
+        #expect(LibXML2Runtime.allowsInputShortcuts(version: version, onApplePlatform: false) == upstreamChecked)
+        #expect(!LibXML2Runtime.allowsInputShortcuts(version: version, onApplePlatform: true))
     }
 
     @Test("edge cases: end tags in any case or as a prefix, other end tags inside, empty and self-closed elements, no end tag, tags right after the start tag", arguments: [
