@@ -104,6 +104,10 @@ let package = Package(
                 .target(name: "CBoringSHA256", condition: .when(platforms: [.linux, .android, .windows, .wasi])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            // The privacy manifest an app's upload needs for the required-reason APIs the library
+            // calls (stat, fstat, lstat: file timestamps, C617.1); PrivacyManifestTests checks it
+            // against the sources.
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strictSettings,
             linkerSettings: [
                 .linkedLibrary("xml2", .when(platforms: applePlatforms)),
