@@ -1,3 +1,5 @@
+// Where swift-crypto builds BoringSSL: compiled empty on Apple platforms, which use CryptoKit.
+#if !defined(__APPLE__)
 #include "CBoringSHA256.h"
 
 // BoringSSL's SHA256() as swift-crypto builds it: every BoringSSL symbol gets the CCryptoBoringSSL_
@@ -8,3 +10,5 @@ extern uint8_t *CCryptoBoringSSL_SHA256(const uint8_t *data, size_t len, uint8_t
 void imgcache_boring_sha256(const uint8_t *bytes, size_t count, uint8_t *digest) {
     CCryptoBoringSSL_SHA256(bytes, count, digest);
 }
+
+#endif

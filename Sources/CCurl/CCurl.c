@@ -1,3 +1,5 @@
+// libcurl on Linux only: compiled empty elsewhere (the iOS SDK has no curl headers).
+#if defined(__linux__)
 #define _GNU_SOURCE
 #include "CCurl.h"
 
@@ -263,3 +265,5 @@ struct curl_slist *imgcache_curl_slist_append(struct curl_slist *list, const cha
     return curl.slist_append(list, string);
 }
 void imgcache_curl_slist_free_all(struct curl_slist *list) { curl.slist_free_all(list); }
+
+#endif

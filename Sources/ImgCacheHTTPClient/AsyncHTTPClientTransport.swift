@@ -1,3 +1,4 @@
+#if CommandLine
 public import ImgCache
 import AsyncHTTPClient
 import NIOConcurrencyHelpers
@@ -408,3 +409,4 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         return String(describing: error)
     }
 }
+#endif

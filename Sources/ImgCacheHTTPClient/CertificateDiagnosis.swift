@@ -1,3 +1,4 @@
+#if CommandLine
 import ImgCache
 import Foundation
 import NIOConcurrencyHelpers
@@ -176,3 +177,4 @@ final class CertificateDiagnosis: Sendable {
         return try certificates.map { try Certificate(derEncoded: try $0.toDERBytes()) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 public import Foundation
 import NIOSSL
 
@@ -124,3 +125,4 @@ public struct CertificateTrustError: Error, Sendable, Equatable, CustomStringCon
     /// "/etc/x.pem: no such file"
     public var description: String { "\(path): \(problem)" }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ImgCache
 import NIOConcurrencyHelpers
 import NIOCore
@@ -217,3 +218,4 @@ final class ProxyExchangeHandler: ChannelInboundHandler, RemovableChannelHandler
         context.close(promise: nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import NIOSSL
 
 /// Which way a TLS handshake refused the server's certificate, read from what NIOSSL threw.
@@ -19,3 +20,4 @@ enum HandshakeRefusal: Equatable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import AsyncHTTPClient
 import ImgCache
 import NIOCore
@@ -89,3 +90,4 @@ final class ImageResponseCollector: HTTPClientResponseDelegate, @unchecked Senda
         return response
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 /// What a route of a ``TestImageServer`` does when a GET request reaches it.
 ///
 /// Every behaviour works over plain HTTP/1.1, HTTP/1.1 over TLS and HTTP/2. Where HTTP/2 cannot do
@@ -135,3 +136,4 @@ public struct RecordedRequest: Sendable {
         return headers.filter { $0.name.lowercased() == lowered }.map(\.value)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 /// Conditional-request evaluation for `Behaviour.image` (RFC 9110 §13.1.2, §13.1.3, §13.2.2).
 enum Conditional {
     /// Whether the request's validators say the client's copy is current (→ 304).
@@ -62,3 +63,4 @@ extension StringProtocol {
         return String(slice)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -382,3 +383,4 @@ enum Sniff {
         return "application/octet-stream"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -82,3 +83,4 @@ struct ConnectionPipeline: Sendable {
         try channel.pipeline.syncOperations.addHandler(ConnectionHandler(state: state, connectionID: connectionID))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import Dispatch
 import NIOCore
 import NIOPosix
@@ -78,3 +79,4 @@ final class LoopbackListener: Sendable {
 enum TestImageServerError: Error {
     case noPort
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 
 /// A value protected by a lock. Every access goes through `withLock`, which is what makes the
@@ -160,3 +161,4 @@ final class ServerState: Sendable {
         path.hasPrefix("/") ? path : "/" + path
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import Dispatch
 import NIOCore
 import NIOHTTP1
@@ -143,3 +144,4 @@ public final class TestImageServer: Sendable {
     }
 }
 
+#endif

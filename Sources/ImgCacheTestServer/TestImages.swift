@@ -1,3 +1,4 @@
+#if CommandLine
 /// Real, decodable images for tests.
 public enum TestImages {
     // MARK: PNG
@@ -169,3 +170,4 @@ public enum TestImages {
         0x00, 0x69, 0xFF, 0x00, 0xA4, 0x7F, 0x83, 0xE0, 0xFF, 0xD9,
     ]
 }
+#endif

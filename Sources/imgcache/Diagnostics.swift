@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 
 /// Writes messages for a person to standard error. Every write of the command goes through
@@ -30,3 +31,4 @@ enum Diagnostics {
         try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
@@ -6,7 +7,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(CCurl)
+#if os(Linux) && canImport(CCurl)
 import ImgCacheHTTPClient
 #endif
 
@@ -35,7 +36,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
     /// What ArgumentParser's `main(_:)` does, except that a command line of many inputs is read
     /// in one pass (``LongInputList``) and a command without subcommands is parsed on its own.
     private static func parseAndRun(_ arguments: [String]) async {
-        #if canImport(CCurl)
+        #if os(Linux) && canImport(CCurl)
         // Here, on the cooperative pool, not before the hop to it: loading libcurl holds the
         // dynamic linker's locks until its 32 libraries are in, and the runtime's first hop takes
         // them (a `dlsym` for dispatch, a worker thread's TLS), so the parse waited for the load.
@@ -101,7 +102,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
     }
 
     private static func finishBackgroundWork() {
-        #if canImport(CCurl)
+        #if os(Linux) && canImport(CCurl)
         CurlTransport.finishBackgroundWork()
         #endif
     }
@@ -143,3 +144,4 @@ struct IMGCacheCommand: AsyncParsableCommand {
             && !arguments.contains("--help") && !arguments.contains("-h")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 
@@ -114,3 +115,4 @@ enum LongInputList {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,3 +49,4 @@ enum MallocTuning {
         #endif
     }
 }
+#endif

@@ -9,6 +9,8 @@
 // (curl_easy_setopt, curl_easy_getinfo, curl_multi_setopt) fixed types Swift can call.
 #ifndef IMGCACHE_CCURL_H
 #define IMGCACHE_CCURL_H
+// Linux only (see CCurl.c): empty elsewhere.
+#if defined(__linux__)
 
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
@@ -78,5 +80,7 @@ void imgcache_curl_slist_free_all(struct curl_slist *list);
 static inline CURLcode imgcache_curl_msg_result(const CURLMsg *message) {
     return message->data.result;
 }
+
+#endif  // __linux__
 
 #endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ImgCache
 import NIOConcurrencyHelpers
 import NIOCore
@@ -82,3 +83,4 @@ struct FixedAddressResolver: Resolver, Sendable {
         try! SocketAddress(ipAddress: address.description, port: port)
     }
 }
+#endif

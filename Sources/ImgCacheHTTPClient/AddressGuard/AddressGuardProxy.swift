@@ -1,3 +1,4 @@
+#if CommandLine
 import ImgCache
 import NIOConcurrencyHelpers
 import NIOCore
@@ -69,3 +70,4 @@ final class AddressGuardProxy: Sendable {
         channel.close(promise: nil)
     }
 }
+#endif

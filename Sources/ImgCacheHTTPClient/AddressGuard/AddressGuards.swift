@@ -1,3 +1,4 @@
+#if CommandLine
 import AsyncHTTPClient
 import ImgCache
 import NIOConcurrencyHelpers
@@ -56,3 +57,4 @@ final class AddressGuards: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ImgCache
 import NIOCore
 import NIOHTTP1
@@ -114,3 +115,4 @@ final class GuardConnectHandler: ChannelInboundHandler, RemovableChannelHandler 
         return (String(host), port)
     }
 }
+#endif

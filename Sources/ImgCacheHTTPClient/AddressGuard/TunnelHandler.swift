@@ -1,3 +1,4 @@
+#if CommandLine
 package import NIOCore
 
 /// One end of a CONNECT tunnel: whatever its channel reads is written to the partner's channel, and
@@ -88,3 +89,4 @@ package final class TunnelHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
     }
 }
+#endif

@@ -1,4 +1,5 @@
-#if canImport(CCurl)
+#if CommandLine
+#if os(Linux) && canImport(CCurl)
 import CCurl
 import Foundation
 import ImgCache
@@ -571,4 +572,5 @@ private func openSocket(_ address: curl_sockaddr) -> curl_socket_t {
     socket(address.family, address.socktype, address.protocol)
     #endif
 }
+#endif
 #endif

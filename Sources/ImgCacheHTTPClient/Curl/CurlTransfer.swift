@@ -1,4 +1,5 @@
-#if canImport(CCurl)
+#if CommandLine
+#if os(Linux) && canImport(CCurl)
 import CCurl
 import ImgCache
 #if canImport(Glibc)
@@ -213,4 +214,5 @@ final class CurlTransfer: @unchecked Sendable {
         return digits == 3 ? code : nil
     }
 }
+#endif
 #endif

@@ -1,4 +1,5 @@
-#if canImport(CCurl)
+#if CommandLine
+#if os(Linux) && canImport(CCurl)
 import CCurl
 public import ImgCache
 import NIOConcurrencyHelpers
@@ -330,4 +331,5 @@ private final class LazyDiagnosis: Sendable {
         }
     }
 }
+#endif
 #endif

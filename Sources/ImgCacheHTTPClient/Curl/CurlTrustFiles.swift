@@ -1,4 +1,5 @@
-#if canImport(CCurl)
+#if CommandLine
+#if os(Linux) && canImport(CCurl)
 import CCurl
 import Foundation
 import ImgCache
@@ -154,4 +155,5 @@ extension CurlTrustFiles {
         }
     }
 }
+#endif
 #endif

@@ -1,3 +1,4 @@
+#if CommandLine
 /// libcurl could not be used for a `CurlTransport`: not installed (`libcurl.so.4` in the system's
 /// library folders), older than 7.87, built without OpenSSL, an asynchronous resolver or HTTP/2, or
 /// not in this build (Apple platforms). Declared on every platform, so that callers can
@@ -17,3 +18,4 @@ public struct CurlUnavailableError: Error, Sendable, Equatable, CustomStringConv
     /// "libcurl cannot be used: …"
     public var description: String { "libcurl cannot be used: \(reason)" }
 }
+#endif

@@ -1,4 +1,5 @@
-#if canImport(CCurl)
+#if CommandLine
+#if os(Linux) && canImport(CCurl)
 import ImgCache
 #if canImport(Glibc)
 import Glibc
@@ -145,4 +146,5 @@ struct CertificateText: Hashable {
         base64.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.suffix(48))) }
     }
 }
+#endif
 #endif

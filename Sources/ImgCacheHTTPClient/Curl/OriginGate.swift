@@ -1,4 +1,5 @@
-#if canImport(CCurl)
+#if CommandLine
+#if os(Linux) && canImport(CCurl)
 import ImgCache
 
 /// Decides when the transfers to an https origin go to libcurl: once the origin's first connection
@@ -171,4 +172,5 @@ struct OriginGate {
         waiting.flatMap { origins[$0]?.held ?? [] }
     }
 }
+#endif
 #endif

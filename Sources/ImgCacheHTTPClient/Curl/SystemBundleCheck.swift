@@ -1,4 +1,5 @@
-#if canImport(CCurl)
+#if CommandLine
+#if os(Linux) && canImport(CCurl)
 import Foundation
 
 /// Whether the CA folder holds every certificate of the CA bundle (``HashedCertificateFolder``):
@@ -57,4 +58,5 @@ enum SystemBundleCheck {
         }
     }
 }
+#endif
 #endif

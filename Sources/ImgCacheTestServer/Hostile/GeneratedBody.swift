@@ -1,3 +1,4 @@
+#if CommandLine
 import NIOCore
 
 /// The body of ``Behaviour/stream(prefix:length:declaresLength:chunkSize:interval:)``, made up piece
@@ -27,3 +28,4 @@ struct GeneratedBody {
         return filler.getSlice(at: filler.readerIndex, length: count)
     }
 }
+#endif

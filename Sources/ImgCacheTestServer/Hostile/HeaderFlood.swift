@@ -1,3 +1,4 @@
+#if CommandLine
 /// The header fields of ``Behaviour/endlessHeaders(interval:)``: about 100 bytes each.
 enum HeaderFlood {
     /// A field value of 80 bytes.
@@ -8,3 +9,4 @@ enum HeaderFlood {
         "X-Filler-\(n): \(filler)\r\n"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import NIOCore
 import NIOHTTP1
 
@@ -30,3 +31,4 @@ final class OriginResponseRelay: ChannelInboundHandler {
         context.close(promise: nil)
     }
 }
+#endif

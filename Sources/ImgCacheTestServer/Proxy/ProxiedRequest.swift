@@ -1,3 +1,4 @@
+#if CommandLine
 /// One request line as a ``TestProxyServer`` received it.
 public struct ProxiedRequest: Sendable, Hashable, CustomStringConvertible {
     /// e.g. `"GET"` or `"CONNECT"`.
@@ -14,3 +15,4 @@ public struct ProxiedRequest: Sendable, Hashable, CustomStringConvertible {
     /// `"METHOD target"`.
     public var description: String { "\(method) \(target)" }
 }
+#endif

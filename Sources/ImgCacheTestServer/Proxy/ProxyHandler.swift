@@ -1,3 +1,4 @@
+#if CommandLine
 import ImgCacheHTTPClient
 import NIOCore
 import NIOHTTP1
@@ -270,3 +271,4 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         return result
     }
 }
+#endif

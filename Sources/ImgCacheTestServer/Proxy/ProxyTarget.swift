@@ -1,3 +1,4 @@
+#if CommandLine
 /// Where a proxied request goes, read from its request target.
 enum ProxyTarget: Equatable {
     /// An absolute-form `http://host[:port]/path?query` request, to forward as `GET /path?query`.
@@ -66,3 +67,4 @@ enum ProxyTarget: Equatable {
         return (String(host), port)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -86,3 +87,4 @@ public final class TestProxyServer: Sendable {
         try await listener.shutdown()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import NIOCore
 
 /// A TCP server on `127.0.0.1` that starts a TLS handshake and never finishes it: it reads the
@@ -106,3 +107,4 @@ private final class HandshakeStaller: ChannelInboundHandler {
         context.close(promise: nil)
     }
 }
+#endif

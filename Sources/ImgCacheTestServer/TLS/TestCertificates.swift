@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 public import NIOSSL
 
@@ -37,3 +38,4 @@ public enum TestCertificates {
         directory + "/" + name
     }
 }
+#endif

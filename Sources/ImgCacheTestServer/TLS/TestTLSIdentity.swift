@@ -1,3 +1,4 @@
+#if CommandLine
 public import NIOSSL
 
 /// A certificate and its private key for a test server to present, valid or broken in one
@@ -59,3 +60,4 @@ public struct TestTLSIdentity: Sendable, Hashable, CustomStringConvertible {
         )
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 
 /// The closing words of `imgcache demo`: how to look at the result.
@@ -30,3 +31,4 @@ struct DemoInstructions: Sendable {
         return safe ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
+#endif

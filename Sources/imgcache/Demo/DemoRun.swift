@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 import ImgCache
 
@@ -95,3 +96,4 @@ struct DemoRun: Sendable {
         String(format: "%.2f s", (ContinuousClock.now - start) / .seconds(1))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 /// What the demo server does besides serving files: which images are slow and which one is
 /// missing on purpose, so the demo shows progress and a failure without any real network.
 struct DemoScenario: Sendable {
@@ -18,3 +19,4 @@ struct DemoScenario: Sendable {
         missing: "images/gallery-5.jpg"
     )
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -183,3 +184,4 @@ final class DemoRequestHandler: ChannelInboundHandler {
         }
     }
 }
+#endif

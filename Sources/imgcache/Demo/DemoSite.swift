@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 
 /// A folder of static files for `imgcache demo` to serve: an `index.html` and whatever it uses.
@@ -83,3 +84,4 @@ struct DemoSite: Sendable {
         }
     }
 }
+#endif

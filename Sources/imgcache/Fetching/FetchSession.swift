@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 import ImgCache
 import ImgCacheHTTPClient
@@ -138,3 +139,4 @@ final class FetchSession: Sendable {
         return refresh
     }
 }
+#endif

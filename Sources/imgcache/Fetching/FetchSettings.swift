@@ -1,3 +1,4 @@
+#if CommandLine
 import ImgCache
 import ImgCacheHTTPClient
 
@@ -40,3 +41,4 @@ extension FetchOptions {
             onRefresh: onRefresh)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 import ImgCache
@@ -13,7 +14,7 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
 
     /// The choices this build has.
     static var available: [HTTPClientChoice] {
-        #if canImport(CCurl)
+        #if os(Linux) && canImport(CCurl)
         allCases
         #else
         [.asyncHTTPClient]
@@ -33,7 +34,7 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
             return try choice.makeTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,
                                             maxConnectionsPerHost: maxConnectionsPerHost)
         }
-        #if canImport(CCurl)
+        #if os(Linux) && canImport(CCurl)
         do {
             return try HTTPClientChoice.curl.makeTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout,
                                                            maxConnectionsPerHost: maxConnectionsPerHost)
@@ -52,7 +53,7 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
                        maxConnectionsPerHost: Int) throws -> any ImageTransport {
         switch self {
         case .curl:
-            #if canImport(CCurl)
+            #if os(Linux) && canImport(CCurl)
             let transport = try CurlTransport(trust: trust, proxy: proxy, connectTimeout: connectTimeout)
             // libcurl (as curl does) writes every TLS session's keys to this file; AsyncHTTPClient
             // does not. Set for another tool, it would get imgcache's too: said, not changed,
@@ -71,3 +72,4 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
         }
     }
 }
+#endif

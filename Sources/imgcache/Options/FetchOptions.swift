@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 import ImgCache
@@ -164,3 +165,4 @@ enum ModeArgument: String, ExpressibleByArgument, CaseIterable {
 
     var mode: FetchMode { self == .build ? .build : .live }
 }
+#endif

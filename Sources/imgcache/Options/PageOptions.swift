@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import ImgCache
 
@@ -81,3 +82,4 @@ private extension Unicode.Scalar {
         value < 0x80 ? (self == " " || self == "\t") : properties.generalCategory == .spaceSeparator
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ImgCache
 
 /// Everything a fetch reports as it goes, in the order it happens: image events and refreshes
@@ -65,3 +66,4 @@ final class EventOutput: Sendable {
         progress?.finish()
     }
 }
+#endif

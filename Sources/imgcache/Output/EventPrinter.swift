@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 import ImgCache
 
@@ -40,3 +41,4 @@ struct EventPrinter: Sendable {
         try? FileHandle.standardOutput.write(contentsOf: data + Data([0x0A]))
     }
 }
+#endif

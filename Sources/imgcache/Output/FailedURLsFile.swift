@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 
 /// The failed URLs of a refresh, one a line, in a file of their own for the `--on-refresh`
@@ -42,3 +43,4 @@ struct FailedURLsFile {
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 import ImgCache
 
@@ -58,3 +59,4 @@ final class ProgressDisplay: @unchecked Sendable {
         String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 import ImgCache
 import Subprocess
@@ -83,3 +84,4 @@ struct RefreshHook: Sendable {
         return (urls[..<count].joined(separator: "\n"), count < urls.count)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 /// Text made safe to show on a terminal: every control character is written as `\xHH`, its code
 /// point in two upper-case hexadecimal digits (ESC as `\x1B`, a newline as `\x0A`, DEL as `\x7F`,
 /// U+009B as `\x9B`); every other character, non-ASCII letters included, is kept as it is.
@@ -44,3 +45,4 @@ enum TerminalText {
 
     private static let hexDigits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 import ImgCache
@@ -106,3 +107,4 @@ extension CacheCommand.Remove: TakesInputList {
         set { urls = newValue }
     }
 }
+#endif

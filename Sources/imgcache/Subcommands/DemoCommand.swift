@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 import ImgCache
@@ -100,3 +101,4 @@ struct DemoCommand: AsyncParsableCommand {
         return "\(delays); \(scenario.missing) answers 404 on purpose"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 import ImgCache
@@ -131,3 +132,4 @@ extension FetchCommand: TakesInputList {
         set { inputs = newValue }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 import ImgCache
@@ -57,3 +58,4 @@ struct ListCommand: ParsableCommand {
         }
     }
 }
+#endif

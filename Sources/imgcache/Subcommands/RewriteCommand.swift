@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 import ImgCache
@@ -103,3 +104,4 @@ extension RewriteCommand: TakesInputList {
         set { pages = newValue }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import ArgumentParser
 import Foundation
 import ImgCache
@@ -224,3 +225,4 @@ extension WatchCommand: TakesInputList {
         set { inputs = newValue }
     }
 }
+#endif

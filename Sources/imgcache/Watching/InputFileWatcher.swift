@@ -1,3 +1,4 @@
+#if CommandLine
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -110,3 +111,4 @@ struct InputFileWatcher {
                         isRegular: info.st_mode & S_IFMT == S_IFREG)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLine
 import Foundation
 import ImgCache
 
@@ -110,3 +111,4 @@ actor PageWatcher {
         }
     }
 }
+#endif

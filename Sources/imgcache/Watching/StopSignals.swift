@@ -1,3 +1,4 @@
+#if CommandLine
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -40,3 +41,4 @@ final class StopSignals: @unchecked Sendable {
         return nil
     }
 }
+#endif
