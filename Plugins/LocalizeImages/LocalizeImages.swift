@@ -4,7 +4,7 @@ import PackagePlugin
 /// `swift package localize-images ARGUMENTS…`: runs `imgcache fetch ARGUMENTS…` in the folder of
 /// the package that uses it, with this package's own `imgcache` as the tool, and ends as it ends.
 ///
-/// The build step of a hybrid app in SwiftPM's terms (and in Xcode's project menu): it writes into
+/// The build step of a hybrid app in SwiftPM's terms (and in Xcode's menu for the package, when the package itself is open there): it writes into
 /// the package and downloads images, so SwiftPM asks for both, or takes them from
 /// `--allow-writing-to-package-directory --allow-network-connections all`.
 @main
