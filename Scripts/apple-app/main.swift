@@ -1,0 +1,2 @@
+import AppPages
+print(try await openPage())
