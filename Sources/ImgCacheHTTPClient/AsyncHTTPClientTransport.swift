@@ -165,11 +165,8 @@ public final class AsyncHTTPClientTransport: ImageTransport {
         guard isHTTPS || request.url.hasPrefixIgnoringASCIICase("http://") else {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
-        // Checked as libcurl's transport checks them, with the same reason (AsyncHTTPClient would
-        // refuse them too, in a connection error's words).
-        for header in request.headers where !HTTPFieldValue.isToken(header.name) || !HTTPFieldValue.isSendable(header.value) {
-            throw TransportError.invalidRequest("the \(HTTPFieldValue.isToken(header.name) ? header.name : "request") header holds a character a header cannot hold")
-        }
+        // AsyncHTTPClient would refuse them too, but in a connection error's words.
+        try request.checkHeaders()
         let remaining = request.deadline - ContinuousClock.now
         guard remaining > .zero else { throw TransportError.timedOut(phase: nil) }
 

@@ -77,6 +77,7 @@ public final class URLSessionTransport: ImageTransport {
         guard let url = URL(string: request.url), BrowserURL(request.url)?.isHTTP == true else {
             throw TransportError.invalidRequest("not an absolute http(s) URL: \(request.url)")
         }
+        try request.checkHeaders()
         let remaining = request.deadline - ContinuousClock.now
         guard remaining > .zero else { throw TransportError.timedOut(phase: nil) }
 

@@ -17,6 +17,16 @@ public struct TransportRequest: Sendable {
     /// ``TransportResponse/charge``.
     package var budget: ByteBudget?
 
+    /// Throws `TransportError.invalidRequest` when a header's name is not a field name or its
+    /// value holds a control character: sent as it is, a CR or LF would start fields of its own.
+    /// Every transport calls it before a request goes out.
+    package func checkHeaders() throws {
+        for header in headers where !HTTPFieldValue.isToken(header.name) || !HTTPFieldValue.isSendable(header.value) {
+            let name = HTTPFieldValue.isToken(header.name) ? header.name : "request"
+            throw TransportError.invalidRequest("the \(name) header holds a character a header cannot hold")
+        }
+    }
+
     /// Creates a request.
     public init(url: String, headers: [(name: String, value: String)] = [], maxBytes: Int, deadline: ContinuousClock.Instant,
                 privateNetworks: PrivateNetworkAccess = .allowed) {

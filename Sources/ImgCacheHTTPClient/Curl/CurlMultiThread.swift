@@ -381,11 +381,8 @@ final class CurlMultiThread: @unchecked Sendable {
     private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) throws {
         let request = transfer.request
         let context = Unmanaged.passUnretained(transfer).toOpaque()
-        // A request header is checked before it goes into libcurl's list, which sends it as it is:
-        // a value with a CR or LF in it would be sent as fields of its own.
-        for header in request.headers where !HTTPFieldValue.isToken(header.name) || !HTTPFieldValue.isSendable(header.value) {
-            throw TransportError.invalidRequest("the \(HTTPFieldValue.isToken(header.name) ? header.name : "request") header holds a character a header cannot hold")
-        }
+        // Before the headers go into libcurl's list, which sends them as they are.
+        try request.checkHeaders()
         // The options the guarantees rest on are checked: a libcurl that refuses one must not run
         // the transfer without it (a URL over its length limit, say, is refused by CURLOPT_URL).
         try require(request.url.withCString { imgcache_curl_easy_setopt_pointer(easy, CURLOPT_URL, $0) }, "CURLOPT_URL")

@@ -1,6 +1,7 @@
 import Foundation
 import ImgCacheHTTPClient
 import ImgCacheTestServer
+import ImgCacheURLSession
 import Testing
 @testable import ImgCache
 
@@ -113,5 +114,19 @@ struct ResponseHeaderTests {
         }
         #expect(fixture.server.totalRequests == 0)
         try await fixture.close()
+    }
+
+    @Test("the URLSession transport refuses such a user agent as the others do")
+    func requestHeaderCheckedOverURLSession() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let transport = URLSessionTransport()
+        var request = TransportRequest.get(server.url("/a.png"))
+        request.headers = [("User-Agent", "imgcache\r\nX-Evil: 1")]
+        let error = await transportError { try await transport.send(request) }
+        #expect(error as? TransportError == .invalidRequest("the User-Agent header holds a character a header cannot hold"))
+        #expect(server.totalRequests == 0)
+        await transport.shutdown()
+        try await server.shutdown()
     }
 }
