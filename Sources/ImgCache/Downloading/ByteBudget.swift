@@ -26,19 +26,25 @@ package final class ByteBudget: Sendable {
     /// A new charge, holding nothing yet.
     package func charge() -> BudgetCharge { BudgetCharge(self) }
 
-    /// Takes `count` more bytes for a charge that holds `charged` already: false (and nothing
-    /// taken) when that would pass the limit while others hold bytes too.
-    fileprivate func take(_ count: Int, charged: Int) -> Bool {
+    /// Counts `count` more bytes for `charge`: false (and nothing counted) when that would pass
+    /// the limit while others hold bytes too, or the charge was released.
+    fileprivate func add(_ count: Int, to charge: BudgetCharge) -> Bool {
         held.withLock { held in
-            guard held.now + count <= limit || held.now == charged else { return false }
+            guard !charge.isReleased, held.now + count <= limit || held.now == charge.charged else { return false }
             held.now += count
             held.peak = max(held.peak, held.now)
+            charge.charged += count
             return true
         }
     }
 
-    fileprivate func give(_ count: Int) {
-        held.withLock { $0.now -= count }
+    /// Gives back what `charge` holds, once.
+    fileprivate func release(_ charge: BudgetCharge) {
+        held.withLock { held in
+            guard !charge.isReleased else { return }
+            charge.isReleased = true
+            held.now -= charge.charged
+        }
     }
 
     /// Waits until the bytes held are down to half the limit, or `deadline` passes (false).
@@ -57,10 +63,9 @@ package final class ByteBudget: Sendable {
 /// and given back at once by ``release()`` (or when the charge is dropped).
 package final class BudgetCharge: @unchecked Sendable {
     private let budget: ByteBudget
-    // Changed only under the budget's lock (take, give) or by the one thread receiving the body.
-    private var charged = 0
-    private var isReleased = false
-    private let lock = ThreadLocked(())
+    // Read and changed only under the budget's lock.
+    fileprivate var charged = 0
+    fileprivate var isReleased = false
 
     fileprivate init(_ budget: ByteBudget) {
         self.budget = budget
@@ -71,20 +76,12 @@ package final class BudgetCharge: @unchecked Sendable {
 
     /// Counts `count` more bytes; false when the budget has no room for them.
     package func add(_ count: Int) -> Bool {
-        lock.withLock { _ in
-            guard !isReleased, budget.take(count, charged: charged) else { return false }
-            charged += count
-            return true
-        }
+        budget.add(count, to: self)
     }
 
     /// Gives the bytes back; later calls do nothing.
     package func release() {
-        lock.withLock { _ in
-            guard !isReleased else { return }
-            isReleased = true
-            budget.give(charged)
-        }
+        budget.release(self)
     }
 
     deinit {
