@@ -30,13 +30,19 @@ package enum HostAddressCheck {
         } else {
             addresses = try await resolve(authority.host)
         }
-        // Every address, not just the first: the transport may connect to any of them.
+        try check(addresses, of: authority.host, access: access)
+        return (authority.host, addresses)
+    }
+
+    /// Throws ``TransportError/deniedAddress(host:address:kind:)`` for the first of `host`'s
+    /// `addresses` that `access` refuses. Every address, not just the first: a transport may
+    /// connect to any of them.
+    package static func check(_ addresses: [IPAddress], of host: String, access: PrivateNetworkAccess) throws {
         for address in addresses {
             if let kind = access.refusal(of: address) {
-                throw TransportError.deniedAddress(host: authority.host, address: address.description, kind: kind)
+                throw TransportError.deniedAddress(host: host, address: address.description, kind: kind)
             }
         }
-        return (authority.host, addresses)
     }
 
     /// The host's addresses from `getaddrinfo`, which blocks: it runs on a Dispatch thread, not on

@@ -432,7 +432,7 @@ final class CurlMultiThread: @unchecked Sendable {
         }
         if !options.resolvedNames.isEmpty, let authority = URLAuthority(request.url),
            let address = options.resolvedNames[authority.host.lowercased()] {
-            let entry = "\(authority.host):\(authority.port):\(address.isIPv4 ? address.description : "[\(address)]")"
+            let entry = "\(authority.host):\(authority.port):\(Self.curlAddress(address))"
             let resolve = entry.withCString { imgcache_curl_slist_append(nil, $0) }
             _ = imgcache_curl_easy_setopt_pointer(easy, CURLOPT_RESOLVE, resolve)
             transfer.resolveList = resolve
@@ -441,7 +441,7 @@ final class CurlMultiThread: @unchecked Sendable {
         // the transport checked (`CONNECT 93.184.215.14:443`), not to the name, which it would look
         // up again; TLS still verifies the URL's host.
         if let pinned = transfer.pinnedAddress, let authority = URLAuthority(request.url) {
-            let entry = "\(authority.host):\(authority.port):\(pinned.isIPv4 ? pinned.description : "[\(pinned)]"):\(authority.port)"
+            let entry = "\(authority.host):\(authority.port):\(Self.curlAddress(pinned)):\(authority.port)"
             let connectTo = entry.withCString { imgcache_curl_slist_append(nil, $0) }
             transfer.connectToList = connectTo
             try require(imgcache_curl_easy_setopt_pointer(easy, CURLOPT_CONNECT_TO, connectTo), "CURLOPT_CONNECT_TO")
@@ -462,6 +462,12 @@ final class CurlMultiThread: @unchecked Sendable {
         guard code == CURLE_OK else {
             throw TransportError.invalidRequest("libcurl refused \(option): \(String(cString: imgcache_curl_easy_strerror(code)))")
         }
+    }
+
+    /// `address` as libcurl's host:port lists take it (`CURLOPT_RESOLVE`, `CURLOPT_CONNECT_TO`):
+    /// an IPv6 one in brackets.
+    private static func curlAddress(_ address: IPAddress) -> String {
+        address.isIPv4 ? address.description : "[\(address)]"
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

@@ -181,9 +181,7 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         guard let authority = URLAuthority(request.url), let address = options.resolvedNames[authority.host.lowercased()] else {
             return try await HostAddressCheck.pinnedAddress(for: request.url, access: request.privateNetworks)
         }
-        if let kind = request.privateNetworks.refusal(of: address) {
-            throw TransportError.deniedAddress(host: authority.host, address: address.description, kind: kind)
-        }
+        try HostAddressCheck.check([address], of: authority.host, access: request.privateNetworks)
         return address
     }
 
