@@ -89,11 +89,7 @@ package enum AtomicFile {
 
     /// Why a file that should be regular is refused, by its type.
     private static func notRegular(_ path: String, mode: mode_t) -> FileError {
-        switch mode & S_IFMT {
-        case S_IFLNK: FileError(path: path, reason: "a symbolic link, not a regular file")
-        case S_IFDIR: FileError(path: path, reason: "a folder, not a regular file")
-        default: FileError(path: path, reason: "not a regular file")
-        }
+        FileError(path: path, reason: FileType(mode: mode).notRegularReason)
     }
 
     /// A fresh hidden name in `path`'s folder (created if needed), for a file that is renamed to

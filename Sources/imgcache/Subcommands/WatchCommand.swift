@@ -150,15 +150,9 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     private static func reportSkipped(_ path: String, followingLinks: Bool = false) {
-        var info = stat()
-        let found = (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0
-        let reason = switch found ? info.st_mode & S_IFMT : 0 {
-        case S_IFLNK: "a symbolic link, not a regular file"
-        case S_IFDIR: "a folder, not a regular file"
+        let type = FileType(atPath: path, followingLinks: followingLinks)
         // Listed no more yet regular: reached through a folder that is now a symbolic link.
-        case S_IFREG: "no longer among the site folder's files"
-        default: "not a regular file"
-        }
+        let reason = type == .regular ? "no longer among the site folder's files" : type.notRegularReason
         Diagnostics.warn("skipping \(path): \(reason)")
     }
 
