@@ -13,7 +13,9 @@ public struct DownloadPolicy: Sendable {
     /// allow 100 to 256. A higher limit means fewer round trips for a page of many images, and
     /// more of them in memory at once.
     public var perHostStreams: Int
-    /// How long one image may take, all attempts and redirects included.
+    /// How long one image may take, all attempts and redirects included. A time the process was
+    /// not running (an app suspended in the background, a computer asleep) does not count against
+    /// it: an image whose exchange such a gap broke is asked for again with the whole timeout.
     public var timeout: Duration
     /// How many times a connection failure, a time-out of an attempt or a 5xx is tried again.
     public var retries: Int

@@ -19,7 +19,9 @@ final class ImageDownloader: Sendable {
     let store: ImageCacheStore
     /// The limits and rules in force.
     let policy: DownloadPolicy
-    private let counter = OutstandingCounter()
+    private let counter: OutstandingCounter
+    /// What tells an exchange broken by the process being suspended from one that failed.
+    private let suspensions: SuspensionWatch
     private let writer: CacheWriteQueue
     private let globalLimit: AsyncSemaphore
     private let originLimits: OriginLimits
@@ -91,10 +93,15 @@ final class ImageDownloader: Sendable {
     ///   - policy: limits, time-outs, retries, accepted formats.
     ///   - onEvent: called (from any thread) when a request starts (`started`) and when an image is
     ///     done (`finished`, or `failed`); never `refresh`. Pass a ``RefreshNotifier``'s `record`.
+    ///   - clock: what a suspension of the process is measured on (``SuspensionWatch``); a manual
+    ///     clock in tests.
     init(transport: any ImageTransport, store: ImageCacheStore, policy: DownloadPolicy = DownloadPolicy(),
-                onEvent: (@Sendable (ImageEvent) -> Void)? = nil) {
+         onEvent: (@Sendable (ImageEvent) -> Void)? = nil, clock: some Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.policy = policy
+        let counter = OutstandingCounter()
+        self.counter = counter
+        self.suspensions = SuspensionWatch(clock: ElapsedTimeClock(clock), isBusy: { counter.value > 0 })
         self.globalLimit = AsyncSemaphore(value: policy.concurrency)
         self.writer = CacheWriteQueue(store: store)
         let originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
@@ -466,6 +473,7 @@ final class ImageDownloader: Sendable {
             hostLimit.signal()
             return finish(image.outcome(.failed, failure: .cancelled))
         }
+        suspensions.keepWatching()
         return await completeExchange(of: image, hostLimit: hostLimit, deadline: ContinuousClock.now + policy.timeout,
                                       counted: &counted, stored: stored)
     }
@@ -473,6 +481,12 @@ final class ImageDownloader: Sendable {
     /// An image's exchange, holding its request slots, which it gives back once the exchange
     /// ends; then what it comes to (``conclude(_:of:counted:stored:)``). `firstAttempt` is what
     /// its first request came to, when that was sent already.
+    ///
+    /// An exchange that a suspension of the process broke (``SuspensionWatch``) is made again,
+    /// with a whole timeout and its retries, as if it had started when the process came back: an
+    /// iOS app frozen in the background finds its images' deadlines passed and its connections
+    /// closed on resume, which says nothing of the servers. Once for each suspension, so a server
+    /// that never answers still fails.
     private func completeExchange(of image: ImageInFlight, hostLimit: AsyncSemaphore, deadline: ContinuousClock.Instant,
                                   firstAttempt: (@Sendable () async throws -> TransportResponse)? = nil, counted: inout Bool,
                                   stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
@@ -481,13 +495,24 @@ final class ImageDownloader: Sendable {
         // send it more than its limit at once.
         var held = (origin: Origin(image.url), limit: hostLimit)
         let originLimits = self.originLimits
-        let result = await exchange.get(image.url, headers: requestHeaders(revalidating: image.stale), acceptsNotModified: image.stale != nil,
-                                        deadline: deadline, firstAttempt: firstAttempt) { next in
-            let origin = Origin(next)
+        func moveSlot(to origin: Origin) async {
             guard origin != held.origin else { return }
             held.limit.signal()
             held = (origin, originLimits.semaphore(for: origin))
             await held.limit.wait()
+        }
+        var deadline = deadline
+        var firstAttempt = firstAttempt
+        var result: Result<HTTPExchange.Success, HTTPExchange.Failure>
+        while true {
+            let started = deadline - policy.timeout
+            result = await exchange.get(image.url, headers: requestHeaders(revalidating: image.stale), acceptsNotModified: image.stale != nil,
+                                        deadline: deadline, firstAttempt: firstAttempt) { next in await moveSlot(to: Origin(next)) }
+            guard case .failure(let failure) = result, Self.mayBeSuspensionsDoing(failure.reason),
+                  suspensions.hasSuspended(after: started), !Task.isCancelled else { break }
+            firstAttempt = nil
+            deadline = ContinuousClock.now + policy.timeout
+            await moveSlot(to: Origin(image.url))
         }
         // The limits bound requests on the network: storing the image does not hold a slot, so
         // the next request goes out while this one is written.
@@ -539,6 +564,7 @@ final class ImageDownloader: Sendable {
     /// sent holding the image's unit of the outstanding count and its request slots.
     private func send(_ image: ImageInFlight, hostLimit: AsyncSemaphore, cancellation: FetchCancellation,
                       sender: any TaskStartingTransport, end: @escaping @Sendable (DownloadOutcome) -> Void) {
+        suspensions.keepWatching()
         let deadline = ContinuousClock.now + policy.timeout
         // As `load` goes on from its exchange's first response.
         let exchangeInTask = { @Sendable (firstAttempt: (@Sendable () async throws -> TransportResponse)?) in
@@ -560,6 +586,19 @@ final class ImageDownloader: Sendable {
             self.handToWriter(success, of: image, stored: end)
         }
         if !sent { exchangeInTask(nil) }
+    }
+
+    /// Whether a suspension of the process can have caused `failure`: a time-out, a connection
+    /// lost, or a body held back until a deadline that passed (what a frozen process comes back
+    /// to), rather than something the server said.
+    static func mayBeSuspensionsDoing(_ failure: DownloadFailure) -> Bool {
+        switch failure {
+        case .timedOut: true
+        case .transport(.overBudget): true
+        case .transport(let error): error.isTransient
+        case .retriesExhausted(let last, _), .noTimeToRetry(let last): mayBeSuspensionsDoing(last)
+        default: false
+        }
     }
 
     /// Carries a fetch on in a task on the transport's thread; `cancellation` cancels the task

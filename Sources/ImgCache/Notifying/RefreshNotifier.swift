@@ -50,7 +50,7 @@ public final class RefreshNotifier: Sendable {
     /// The longest a refresh is put off during a burst, if limited.
     public let maxWait: Duration?
 
-    private let clock: NotifierClock
+    private let clock: ElapsedTimeClock
     private let notificationCenter: NotificationCenter?
     private let onEvent: (@Sendable (ImageEvent) -> Void)?
     private let state = ThreadLocked(NotifierState())
@@ -74,7 +74,7 @@ public final class RefreshNotifier: Sendable {
         precondition(maxWait.map { $0 > .zero } ?? true, "the maximum wait must be positive")
         self.debounce = debounce
         self.maxWait = maxWait
-        self.clock = NotifierClock(clock)
+        self.clock = ElapsedTimeClock(clock)
         self.notificationCenter = notificationCenter
         self.onEvent = onEvent
     }
@@ -502,19 +502,6 @@ private struct NotifierState {
         return nextID
     }
 }
-
-/// Any `Clock<Duration>`, with instants as offsets from the moment the notifier was made.
-private struct NotifierClock: Sendable {
-    let now: @Sendable () -> Duration
-    let sleepUntil: @Sendable (Duration) async throws -> Void
-
-    init<C: Clock>(_ clock: C) where C.Duration == Duration {
-        let origin = clock.now
-        now = { origin.duration(to: clock.now) }
-        sleepUntil = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
-    }
-}
-
 
 /// A refresh held back by ``RefreshNotifier/hold()`` until ``release(rewrittenPage:)``.
 public final class RefreshHold: Sendable {

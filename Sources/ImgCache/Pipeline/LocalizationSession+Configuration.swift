@@ -20,6 +20,9 @@ extension LocalizationSession {
         public var maxWait: Duration?
         /// Where refreshes are also posted as `.imgcacheRefresh` (nil: nowhere).
         public var notificationCenter: NotificationCenter?
+        /// What the debounce and a suspension of the process (an app frozen in the background) are
+        /// measured on: `ContinuousClock`, or a manual clock in tests.
+        package var clock: any Clock<Duration> = ContinuousClock()
 
         /// Creates a configuration; the defaults suit an app.
         public init(store: ImageCacheStore, transport: any ImageTransport, downloadPolicy: DownloadPolicy = DownloadPolicy(),

@@ -35,7 +35,7 @@ public final class LocalizationSession: Sendable {
     ///     once (see ``RefreshNotifier``); ``RefreshNotifier/events()`` gives the same as streams.
     public init(_ configuration: Configuration, onEvent: (@Sendable (ImageEvent) -> Void)? = nil) {
         self.configuration = configuration
-        notifier = RefreshNotifier(debounce: configuration.debounce, maxWait: configuration.maxWait,
+        notifier = RefreshNotifier(debounce: configuration.debounce, maxWait: configuration.maxWait, clock: configuration.clock,
                                    notificationCenter: configuration.notificationCenter, onEvent: onEvent)
         let notifier = self.notifier
         let arrivals = self.arrivals
@@ -45,7 +45,8 @@ public final class LocalizationSession: Sendable {
                                      onEvent: { event in
                                          arrivals.record(event)
                                          notifier.record(event)
-                                     })
+                                     },
+                                     clock: configuration.clock)
     }
 
     /// The outstanding count: images that need the network and are not done yet (queued or in
