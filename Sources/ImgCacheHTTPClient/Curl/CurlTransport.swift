@@ -262,7 +262,7 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
             let problem = await diagnosis.value.problem(host: target.host, port: target.port, hostnameMismatch: hostnameMismatch)
             return .certificate(host: target.host, problem: problem)
         // A body cut short: over HTTP/1.1 libcurl says so, over HTTP/2 the stream ends in a reset.
-        case CURLE_PARTIAL_FILE, CURLE_HTTP2_STREAM where failure.declaredLength.map { failure.bodyReceived < $0 } ?? false:
+        case CURLE_HTTP2_STREAM where failure.declaredLength.map { failure.bodyReceived < $0 } ?? false, CURLE_PARTIAL_FILE:
             if let declared = failure.declaredLength {
                 return .connection("truncated: \(failure.bodyReceived) of \(declared) bytes (\(failure.message))")
             }
