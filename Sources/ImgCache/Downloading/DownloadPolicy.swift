@@ -54,7 +54,7 @@ public struct DownloadPolicy: Sendable {
         concurrency: Int = 256, perHostConcurrency: Int = 8, perHostStreams: Int = 256, timeout: Duration = .seconds(30), retries: Int = 2,
         retryDelay: Duration = .milliseconds(250), maxRedirects: Int = 5, maxBytes: Int = 20 * 1024 * 1024,
         maxBytesInFlight: Int = DownloadPolicy.defaultMaxBytesInFlight, userAgent: String = DownloadPolicy.defaultUserAgent, allowedHosts: Set<String>? = nil,
-        acceptedFormats: Set<ImageFormat> = [.jpeg, .png, .gif], privateNetworks: PrivateNetworkAccess = .allowed
+        acceptedFormats: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .avif], privateNetworks: PrivateNetworkAccess = .allowed
     ) {
         self.concurrency = max(1, concurrency)
         self.perHostConcurrency = max(1, perHostConcurrency)

@@ -56,8 +56,10 @@ public struct LocalImageNaming: Sendable, Hashable {
         hasher.combine(fanOut)
     }
 
-    /// The extensions imgcache localises unless told otherwise.
-    public static let defaultExtensions: Set<String> = ["jpg", "jpeg", "png", "gif"]
+    /// The extensions imgcache localises unless told otherwise: the formats every browser it
+    /// targets shows, WebP and AVIF included, since a `<picture>` source of a type the browser
+    /// shows is the one it picks, and left remote it is missing offline.
+    public static let defaultExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp", "avif"]
 
     /// Creates a naming scheme.
     /// - Parameters:

@@ -97,13 +97,13 @@ struct CLITests {
     @Test("list --json prints kind, original, url, localName and rewritten for every reference")
     func listJSON() async throws {
         let folder = try TemporaryFolder()
-        try folder.write("page.html", "<img src=a.png srcset=\"b.png 2x\"><div style=\"background:url(c.webp)\"></div>")
+        try folder.write("page.html", "<img src=a.png srcset=\"b.png 2x\"><div style=\"background:url(c.svg)\"></div>")
         let outcome = try await CommandRunner.runOffPool(["list", "page.html", "--base-url", "https://example.com/", "--json"], in: folder.url)
         #expect(outcome.status == 0)
         let objects = try JSONSerialization.jsonObject(with: Data(outcome.stdout)) as? [[String: Any]] ?? []
         #expect(objects.map { $0["kind"] as? String } == ["img-src", "img-srcset", "style-attribute"])
-        #expect(objects.map { $0["original"] as? String } == ["a.png", "b.png", "c.webp"])
-        #expect(objects.map { $0["url"] as? String } == ["https://example.com/a.png", "https://example.com/b.png", "https://example.com/c.webp"])
+        #expect(objects.map { $0["original"] as? String } == ["a.png", "b.png", "c.svg"])
+        #expect(objects.map { $0["url"] as? String } == ["https://example.com/a.png", "https://example.com/b.png", "https://example.com/c.svg"])
         #expect(objects.map { $0["rewritten"] as? Bool } == [true, true, false])
         #expect(objects[0]["localName"] as? String == LocalImageNaming().localName(for: BrowserURL("https://example.com/a.png")!))
     }

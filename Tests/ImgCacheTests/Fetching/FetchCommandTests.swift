@@ -40,6 +40,31 @@ struct FetchCommandTests {
         try await server.shutdown()
     }
 
+    @Test("by default a picture's WebP and AVIF sources are localised with its JPEG: the source a browser picks is on disk offline")
+    func pictureSourcesOfModernTypes() async throws {
+        let server = try await TestImageServer.start()
+        let webp = Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 24)
+        let avif: [UInt8] = [0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [0, 0, 0, 0] + Array("avifmif1miaf".utf8)
+        server.route("/a.avif", .image(bytes: avif, contentType: "image/avif"))
+        server.route("/a.webp", .image(bytes: webp, contentType: "image/webp"))
+        server.route("/a.jpg", .image(bytes: TestImages.jpeg(), contentType: "image/jpeg"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", """
+            <picture><source type="image/avif" srcset="/a.avif"><source type="image/webp" srcset="/a.webp"><img src="/a.jpg"></picture>
+            """)
+        let outcome = try await run(["fetch", "page.html", "--base-url", server.url("/page.html"), "--out", "out"], in: folder)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let naming = LocalImageNaming()
+        let names = ["/a.avif", "/a.webp", "/a.jpg"].map { naming.localName(for: BrowserURL(server.url($0))!)! }
+        let page = try String(contentsOfFile: folder.path("out/page.html"), encoding: .utf8)
+        #expect(page == """
+            <picture><source type="image/avif" srcset="images/\(names[0])"><source type="image/webp" srcset="images/\(names[1])"><img src="images/\(names[2])"></picture>
+            """)
+        #expect(try Data(contentsOf: folder.url.appendingPathComponent("out/images/\(names[0])")) == Data(avif))
+        #expect(try Data(contentsOf: folder.url.appendingPathComponent("out/images/\(names[1])")) == Data(webp))
+        try await server.shutdown()
+    }
+
     @Test("what rewriting a page noticed is a warning naming the page, for a file given alone and for a site's files")
     func pageWarnings() async throws {
         let folder = try TemporaryFolder()
