@@ -231,7 +231,7 @@ struct RewriteFixtureTests {
             .replacing("\"page2.html\"", with: "\"\(assets)page2.html\"")
             .replacing("\"#top\"", with: "\"\(assets)#top\"")
             .replacing("\"img/logo.png\"", with: "\"\(logo)\"")
-            .replacing("\"img/photo.webp\"", with: "\"\(assets)img/photo.webp\"")
+            .replacing("\"img/photo.jxl\"", with: "\"\(assets)img/photo.jxl\"")
             .replacing("\"submit\"", with: "\"\(assets)submit\"")
         expectSameBytes(result.bytes, expected, "base-absolute.html")
     }

@@ -15,7 +15,7 @@ struct BaseElementTests {
             .replacing("\"page2.html\"", with: "\"\(assets)page2.html\"")
             .replacing("\"#top\"", with: "\"\(assets)#top\"")
             .replacing("\"img/logo.png\"", with: "\"\(localPath(assets + "img/logo.png"))\"")
-            .replacing("\"img/photo.webp\"", with: "\"\(assets)img/photo.webp\"")
+            .replacing("\"img/photo.jxl\"", with: "\"\(assets)img/photo.jxl\"")
             .replacing("\"submit\"", with: "\"\(assets)submit\"")
         expectSameBytes(result.bytes, expected)
         #expect(result.bytes.text.contains("\"https://other.example/x\""))

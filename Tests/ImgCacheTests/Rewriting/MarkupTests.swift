@@ -72,7 +72,7 @@ struct MarkupTests {
         #expect(skipped == ["in-textarea.png", "in-title.png"])
     }
 
-    @Test("every kind of image reference is found and rewritten; data:, javascript:, empty and .webp are left")
+    @Test("every kind of image reference is found and rewritten; data:, javascript:, empty and .jxl are left")
     func referenceKinds() throws {
         let input = try Fixtures.bytes("rewrite/reference-kinds.html")
         let result = rewrite(input)
@@ -93,7 +93,7 @@ struct MarkupTests {
         let reasons = result.references.filter { !$0.rewritten }.map { "\($0.original) \($0.skipReason!.rawValue)" }
         #expect(reasons == [
             "data:image/png;base64,iVBORw0KGgo= not-http", "javascript:alert(1) not-http", " empty",
-            "/photo.webp unsupported-extension",
+            "/photo.jxl unsupported-extension",
         ])
         #expect(result.bytes.text.contains("src=\"/not-an-image-input.png\""))
         #expect(result.bytes.text.contains("href=\"/style.css\""))

@@ -37,7 +37,7 @@ struct OtherURLsTests {
             .replacing("\"img/poster.png\"", with: "\"\(localPath(blog + "img/poster.png"))\"")
             .replacing("\"img/logo.png\"", with: "\"\(localPath(blog + "img/logo.png"))\"")
             .replacing("img/logo-2x.png 2x", with: "\(localPath(blog + "img/logo-2x.png")) 2x")
-            .replacing("img/logo.webp 3x", with: "\(blog)img/logo.webp 3x")
+            .replacing("img/logo.jxl 3x", with: "\(blog)img/logo.jxl 3x")
             .replacing("url('img/bg.gif')", with: "url('\(localPath(blog + "img/bg.gif"))')")
             .replacing("url(cursor.cur)", with: "url(\(blog)cursor.cur)")
         expectSameBytes(result.bytes, expected)
