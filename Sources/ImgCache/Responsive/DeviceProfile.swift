@@ -60,6 +60,11 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     ///   - pixelRatio: device pixels per CSS pixel (> 0).
     ///   - engine: the browser engine; by default WebKit, what an app's web view is on Apple platforms.
     ///   - imageTypes: the types it shows; by default those of `engine`.
+    ///   - colorScheme: the `prefers-color-scheme` it reports.
+    ///   - pointer: its primary pointer; by default coarse (touch) for a narrow screen of pixel
+    ///     ratio 2 or more, fine otherwise.
+    ///   - prefersReducedMotion: whether it reports `prefers-reduced-motion: reduce`.
+    ///   - name: a name for messages and the manifest.
     public init(viewportWidth: Double, viewportHeight: Double, pixelRatio: Double = 1, engine: Engine = .webkit,
                 imageTypes: Set<String>? = nil, colorScheme: ColorScheme = .light, pointer: Pointer? = nil,
                 prefersReducedMotion: Bool = false, name: String? = nil) {
