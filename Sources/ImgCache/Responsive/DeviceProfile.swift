@@ -4,13 +4,13 @@
 /// Written `WIDTHxHEIGHT@RATIO` on the command line (`--device 390x844@3`), or by the name of a
 /// preset (``presets``).
 public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
-    /// How a browser engine picks among density candidates; engines differ where the standard
-    /// leaves the choice to them.
+    /// A browser engine, for the choices the standard leaves to it. Both take the first density
+    /// candidate at or above the pixel ratio (else the densest); Chromium also prefers a denser
+    /// `data:` candidate, which costs no download.
     public enum Engine: String, Sendable, Hashable, CaseIterable {
-        /// Chromium (Chrome, Edge, Android's WebView): may take the candidate just below the pixel
-        /// ratio when it is closer than the one above.
+        /// Chromium (Chrome, Edge, Android's WebView).
         case chromium
-        /// WebKit (Safari, `WKWebView`): takes the first candidate at or above the pixel ratio.
+        /// WebKit (Safari, `WKWebView`).
         case webkit
     }
 
