@@ -25,12 +25,22 @@ struct ResponsiveImage: Sendable, Equatable {
     var srcset: String?
     var sizes: String?
     var src: String?
+    /// `loading=lazy`: only then may `sizes` be `auto` (the width it is laid out at, unknown here).
+    var isLazy: Bool
 
-    init(sources: [Source] = [], srcset: String? = nil, sizes: String? = nil, src: String? = nil) {
+    init(sources: [Source] = [], srcset: String? = nil, sizes: String? = nil, src: String? = nil, isLazy: Bool = false) {
         self.sources = sources
         self.srcset = srcset
         self.sizes = sizes
         self.src = src
+        self.isLazy = isLazy
+    }
+
+    /// The image `device` shows, with `media` and `sizes` read as browsers read them
+    /// (``MediaQueryList``, ``SourceSizeList``).
+    func choice(for device: DeviceProfile) -> ImageChoice? {
+        choice(for: device, matchesMedia: { MediaQueryList($0).matches(device) },
+               sourceSize: { SourceSizeList($0, lazy: isLazy).sourceSize(on: device) })
     }
 
     /// The image `device` shows, nil when there is none (no candidate, and no `src`).

@@ -223,3 +223,46 @@ struct SelectionPictureTests {
         #expect(chosen?.url == "s.jpg" && asked == ["200px"])
     }
 }
+
+@Suite("the image each device shows, media and sizes read as browsers read them")
+struct SelectionPerDeviceTests {
+    static let phone = DeviceProfile(viewportWidth: 390, viewportHeight: 844, pixelRatio: 3)
+    static let tablet = DeviceProfile(viewportWidth: 820, viewportHeight: 1180, pixelRatio: 2)
+    static let desktop = DeviceProfile(viewportWidth: 1280, viewportHeight: 800, pixelRatio: 1, engine: .chromium)
+
+    @Test("an art-directed picture with AVIF, WebP and JPEG, and widths under sizes: each device gets its own, a device without AVIF the WebP")
+    func artDirectionAndWidths() {
+        let picture = ResponsiveImage(
+            sources: [
+                .init(media: "(min-width: 900px)", type: "image/avif", srcset: "wide-1280.avif 1280w, wide-2560.avif 2560w",
+                      sizes: "(min-width: 1200px) 1200px, 100vw"),
+                .init(type: "image/avif", srcset: "crop-400.avif 400w, crop-800.avif 800w, crop-1200.avif 1200w", sizes: "100vw"),
+                .init(type: "image/webp", srcset: "crop-400.webp 400w, crop-800.webp 800w, crop-1200.webp 1200w", sizes: "100vw"),
+            ],
+            srcset: "crop-400.jpg 400w, crop-800.jpg 800w, crop-1200.jpg 1200w", sizes: "100vw", src: "crop-800.jpg")
+        // A phone 390 px wide at 3x needs 1,170 pixels: the 1200w crop.
+        #expect(picture.choice(for: Self.phone)?.url == "crop-1200.avif")
+        // A tablet 820 px wide at 2x needs 1,640: none is that wide, so the widest crop.
+        #expect(picture.choice(for: Self.tablet)?.url == "crop-1200.avif")
+        // A desktop 1280 px wide takes the wide image at 1200 px and 1x: the 1280w one.
+        #expect(picture.choice(for: Self.desktop)?.url == "wide-1280.avif")
+        var noAVIF = Self.phone
+        noAVIF.imageTypes.remove("image/avif")
+        #expect(picture.choice(for: noAVIF)?.url == "crop-1200.webp")
+        var onlyJPEG = Self.phone
+        onlyJPEG.imageTypes = ["image/jpeg"]
+        #expect(picture.choice(for: onlyJPEG)?.url == "crop-1200.jpg")
+    }
+
+    @Test("sizes with a media condition and calc(): a 50vw column on wide screens, the whole width on narrow ones")
+    func sizesPerDevice() {
+        let image = ResponsiveImage(srcset: "a-320.jpg 320w, a-640.jpg 640w, a-960.jpg 960w, a-1280.jpg 1280w",
+                                    sizes: "(max-width: 600px) calc(100vw - 2rem), 50vw", src: "a-640.jpg")
+        // (390 - 32) × 3 = 1,074 pixels: the 1280w image.
+        #expect(image.choice(for: Self.phone)?.url == "a-1280.jpg")
+        // 410 × 2 = 820: the 960w image.
+        #expect(image.choice(for: Self.tablet)?.url == "a-960.jpg")
+        // 640 × 1 = 640: the 640w image.
+        #expect(image.choice(for: Self.desktop)?.url == "a-640.jpg")
+    }
+}
