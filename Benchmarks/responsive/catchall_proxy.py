@@ -22,7 +22,8 @@ make_site.py's (a valid JPEG, PNG or GIF of that size; AVIF and WebP files with 
 
 Prints `ready PORT` on standard output once listening. Writes one line per answered request to LOG
 *before* sending the body (so a client that has exited has all its lines in): scheme, host, method,
-status, content type, body bytes, width, URL — tab-separated.
+status, content type, body bytes, width and the hint it came from (`640 w=`, `640 -Nw`, `640 /N/`, or -),
+URL — tab-separated.
 """
 import argparse
 import datetime
@@ -56,25 +57,26 @@ EXTENSIONS = {"jpg": "jpg", "jpeg": "jpg", "jfif": "jpg", "pjpeg": "jpg", "png":
 MIME = {"jpg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
         "avif": "image/avif", "svg": "image/svg+xml"}
 WIDTH_PARAMS = ("w", "width", "imwidth")
-PATH_HINTS = (re.compile(r"-(\d{2,4})w(?![a-z])", re.I), re.compile(r"_(\d{2,4})x", re.I),
-              re.compile(r"(?<![0-9])(\d{2,4})x\d{2,4}(?![0-9])", re.I), re.compile(r"/(\d{2,4})/"))
+PATH_HINTS = (("-Nw", re.compile(r"-(\d{2,4})w(?![a-z])", re.I)), ("_Nx", re.compile(r"_(\d{2,4})x", re.I)),
+              ("NxM", re.compile(r"(?<![0-9])(\d{2,4})x\d{2,4}(?![0-9])", re.I)), ("/N/", re.compile(r"/(\d{2,4})/")))
 
 
 def width_hint(parsed):
+    """→ (width, the hint it came from: name= or one of PATH_HINTS' names), or (None, "-")"""
     query = urllib.parse.parse_qs(parsed.query)
     for name in WIDTH_PARAMS:
         for value in query.get(name, []):
             m = re.match(r"\d+", value)
             if m and 16 <= int(m.group()) <= 4096:
-                return int(m.group())
-    for pattern in PATH_HINTS:
+                return int(m.group()), f"{name}="
+    for how, pattern in PATH_HINTS:
         for m in pattern.finditer(parsed.path):
             w = int(m.group(1))
-            if pattern is PATH_HINTS[3] and 1990 <= w <= 2039:
+            if how == "/N/" and 1990 <= w <= 2039:
                 continue
             if 16 <= w <= 4096:
-                return w
-    return None
+                return w, how
+    return None, "-"
 
 
 def image_kind(parsed, accept):
@@ -95,21 +97,21 @@ def image_kind(parsed, accept):
 
 
 def answer(url, accept):
-    """→ (content type, body, width or '-')"""
+    """→ (content type, body, "WIDTH HINT" or '-')"""
     parsed = urllib.parse.urlsplit(url)
     kind = image_kind(parsed, accept)
-    width = width_hint(parsed)
+    width, how = width_hint(parsed)
     tag = hashlib.sha256(url.encode("utf-8", "surrogateescape")).digest()[:16]
     if kind == "svg":
         w, h = (width, width * 2 // 3) if width else DEFAULT_DIMS
         body = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"><!-- {tag.hex()} -->'
                 f'<rect width="{w}" height="{h}" fill="#888"/></svg>\n').encode()
-        return MIME[kind], body, width or "-"
+        return MIME[kind], body, f"{width} {how}" if width else "-"
     if width:
         body = site.make_image(kind, width, max(1, width * 2 // 3), tag=tag)
     else:
         body = site.make_image(kind, *DEFAULT_DIMS, size=DEFAULT_SIZE, tag=tag)
-    return MIME[kind], body, width or "-"
+    return MIME[kind], body, f"{width} {how}" if width else "-"
 
 
 class Certificates:

@@ -14,7 +14,8 @@ from. Each page: `IMGCACHE fetch PAGE --base-url URL --out OUT --proxy PROXY --c
 system, peak RSS); the proxy log's lines added meanwhile are that page's requests (the proxy writes
 each line before it sends the body). Appends one line per page to TSV:
 case, round, page, responsive (1: the page has a srcset attribute or a <picture>), exit status, wall s,
-user s, sys s, peak RSS KB, requests, bytes answered, files written outside the pages (count), their bytes.
+user s, sys s, peak RSS KB, requests, bytes answered, files written besides the page, its manifest and
+hidden files such as the cache's index (count), their bytes.
 """
 import argparse
 import json
@@ -37,7 +38,7 @@ def output_files(out):
     count = size = 0
     for folder, _, files in os.walk(out):
         for name in files:
-            if not name.lower().endswith(PAGE_SUFFIXES):
+            if not name.startswith(".") and not name.lower().endswith(PAGE_SUFFIXES):
                 count += 1
                 size += os.path.getsize(os.path.join(folder, name))
     return count, size

@@ -218,7 +218,8 @@ case_cmd() {
 }
 
 # run_one case round: one timed run; its requests and bytes (all, and images only) from the access
-# log, and the image files it wrote (everything but pages, manifests and lists) from its output.
+# log, and the image files it wrote (everything but pages, manifests, lists and hidden files such as
+# the cache's index) from its output.
 run_one() {
     local c=$1 round=$2 out off counts files
     [ -z "${FAILED[$c]:-}" ] || return 0
@@ -230,7 +231,7 @@ run_one() {
     timed "$c-$round" "${CMD[@]}"
     counts=$(tail -c +$((off + 1)) "$ACCESS_LOG" | awk '{ n++; b += $9; if ($7 ~ /^\/site\/img\//) { i++; ib += $9 } }
         END { printf "%d\t%d\t%d\t%d", n, b, i, ib }')
-    files=$(find "$out" -type f ! -name '*.html' ! -name '*.htm' ! -name '*.json' ! -name '*.txt' -printf '%s\n' 2>/dev/null |
+    files=$(find "$out" -type f ! -name '.*' ! -name '*.html' ! -name '*.htm' ! -name '*.json' ! -name '*.txt' -printf '%s\n' 2>/dev/null |
         awk '{ n++; b += $1 } END { printf "%d\t%d", n, b }')
     local IFS=$'\t'
     printf '%s\n' "$c	$round	$T_RC	$T_S	$T_U	$T_SYS	$T_KB	$counts	$files	$T_CONNS	$T_PROTO	$T_STATUS	${T_ERR//$'\t'/ }" >> "$RESULTS"
