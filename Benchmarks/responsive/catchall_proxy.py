@@ -32,7 +32,7 @@ import importlib.util
 import ipaddress
 import os
 import re
-import socket
+import signal
 import socketserver
 import ssl
 import sys
@@ -165,10 +165,12 @@ class Log:
     def __init__(self, path):
         self.f = open(path, "a", buffering=1, encoding="utf-8", errors="backslashreplace")
         self.lock = threading.Lock()
+        self.count = 0
 
     def write(self, *fields):
         line = "\t".join(str(x).replace("\t", " ").replace("\n", " ") for x in fields) + "\n"
         with self.lock:
+            self.count += 1
             self.f.write(line)
             self.f.flush()
 
@@ -263,13 +265,18 @@ def main():
     server.certs = Certificates(args.ca_cert, args.ca_key, folder)
     server.log = Log(args.log)
     print(f"ready {server.server_address[1]}", flush=True)
+
+    def stop(*_):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
-        print(f"catchall_proxy: {len(server.certs.contexts)} host certificates", file=sys.stderr)
+        print(f"catchall_proxy: {server.log.count} requests answered, {len(server.certs.contexts)} host certificates made",
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

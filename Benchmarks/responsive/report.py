@@ -170,6 +170,8 @@ def real(rows, meta):
     table(header, out)
     print("\nrequests and MB sent: what the proxy answered (its log); MB on disk: the files imgcache wrote besides "
           "the page. exit != 0: pages whose fetch exited non-zero (2: some image not localised), first run.")
+    if meta.get("proxy_stats"):
+        print(f"proxy: {meta['proxy_stats']} (all cases and runs)")
     print("\nTarget (issue 51): requests per device <= 0.6x no profile on real pages with responsive images")
     for case in ("phone", "desktop", "three"):
         print(f"  {LABELS[case]}: {verdict(summary.get(case), REQUESTS_TARGET) if case in summary else missing(case, meta)}")
