@@ -9,8 +9,10 @@ Writes two trees with the same pages:
 - DOCROOT<prefix>  (DOCROOT/site/): what nginx serves, with the images under img/;
 - SITE_DIR:        what `imgcache fetch SITE_DIR` is given: the same pages WITHOUT img/, so that every
                    image comes from the network;
-plus DOCROOT/manifest.json (each image: path → [kind, width, height, bytes]) and DOCROOT/urls.txt
-(the page URLs, for wget2 -i). Deterministic: the same arguments give byte-identical files.
+plus DOCROOT/manifest.json (each image: path → [kind, width, height, bytes]; each page's images as
+browser_pick reads them), DOCROOT/urls.txt (the page URLs, for wget2 -i) and DOCROOT/expected.json
+(for each device case of run.sh, and for every candidate: the distinct images a browser shows over
+the whole site, and their bytes; see browser_pick). Deterministic: the same arguments give byte-identical files.
 Standard library only.
 
 Each page has, as real pages do (see README.md for the exact markup):
@@ -35,6 +37,7 @@ import json
 import os
 import posixpath
 import random
+import re
 import struct
 import urllib.parse
 import zlib
@@ -164,6 +167,65 @@ AUTHORS = 6
 AVATAR = 96
 
 
+# MARK: - What a browser shows (the expected figures)
+
+# The benchmark's device cases: (viewport width, height in CSS pixels, device pixel ratio) each.
+DEVICE_CASES = {"phone": [(390, 844, 3)], "desktop": [(1280, 800, 1)],
+                "three": [(390, 844, 3), (820, 1180, 2), (1280, 800, 1)]}
+SUPPORTED_TYPES = ("image/avif", "image/webp", "image/jpeg", "image/png", "image/gif")
+FONT_PX = 16
+
+
+def media_matches(media, width, height):
+    """The media conditions the pages use: (min-width: L) and (max-width: L), with px or em lengths."""
+    if not media:
+        return True
+    for feature, value, unit in re.findall(r"\((min|max)-width:\s*([\d.]+)(px|em)\)", media):
+        px = float(value) * (FONT_PX if unit == "em" else 1)
+        if (feature == "min" and width < px) or (feature == "max" and width > px):
+            return False
+    return True
+
+
+def length_px(text, width):
+    """The lengths the pages' sizes use: Npx, Nvw, Nrem/Nem, calc(A - B) of those."""
+    text = text.strip()
+    m = re.fullmatch(r"calc\((.+?)\s+([-+])\s+(.+)\)", text)
+    if m:
+        a, b = length_px(m.group(1), width), length_px(m.group(3), width)
+        return a - b if m.group(2) == "-" else a + b
+    m = re.fullmatch(r"([\d.]+)(px|vw|rem|em)", text)
+    value, unit = float(m.group(1)), m.group(2)
+    return value * {"px": 1, "vw": width / 100, "rem": FONT_PX, "em": FONT_PX}[unit]
+
+
+def sizes_px(sizes, width, height):
+    for entry in (sizes or "100vw").split(","):
+        entry = entry.strip()
+        media, _, length = entry.rpartition(") ")
+        if media and media_matches(media + ")", width, height):
+            return length_px(length, width)
+        if not media:
+            return length_px(entry, width)
+    return width
+
+
+def browser_pick(element, width, height, dpr):
+    """The candidate a browser shows: the first <source> whose type and media match (else the img),
+    then of its srcset the first candidate, by density, at or above the device pixel ratio (else the
+    densest) — WebKit's rule; Chromium may take the one just below when it is closer."""
+    for c in element:
+        if (c["type"] is None or c["type"] in SUPPORTED_TYPES) and media_matches(c["media"], width, height):
+            break
+    slot = sizes_px(c["sizes"], width, height)
+    cands = sorted(((v / slot if unit == "w" else v), path) for path, v, unit in c["cands"])
+    return next((path for density, path in cands if density >= dpr), cands[-1][1])
+
+
+def totals(paths, images):
+    return {"images": len(paths), "bytes": sum(images[p][3] for p in paths)}
+
+
 def sentence(rng, lo=8, hi=30):
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(lo, hi)))
 
@@ -209,6 +271,12 @@ def main():
         paths = [image(f"{name}-{w}.{kind}", kind, w, round(w * ratio)) for w in widths]
         return paths, ", ".join(f"{url(folder, p)} {w}w" for p, w in zip(paths, widths))
 
+    def choice(paths, values, unit, sizes=None, media=None, mime=None):
+        """One <source> or <img> as browser_pick reads it."""
+        return {"type": mime, "media": media, "sizes": sizes, "cands": [[p, v, unit] for p, v in zip(paths, values)]}
+
+    elements = []       # per page: its images, each a list of choices (sources, then the img)
+
     logo = image("logo.png", "png", 240, 80)
     pages = []
     for p in range(args.pages):
@@ -216,6 +284,8 @@ def main():
         name = "index.html" if p < len(FOLDERS) else f"article-{p:02d}.html"
         page = posixpath.join(folder, name) if folder else name
         pages.append(page)
+        shown = [[choice([logo], [1], "x")]]
+        elements.append(shown)
         out = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
                '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
                f"<title>Responsive benchmark page {p}</title>\n</head>\n<body>\n"
@@ -223,39 +293,48 @@ def main():
                f"<h1>{sentence(rng, 3, 7)}</h1>\n"]
         # The hero: width descriptors and the sizes of the issue.
         paths, srcset = widths_srcset(folder, f"hero/h{p:02d}", "jpg", HERO_WIDTHS, 2 / 3)
+        shown.append([choice(paths, HERO_WIDTHS, "w", HERO_SIZES)])
         out.append(f'<img class="hero" src="{url(folder, paths[2])}" srcset="{srcset}" sizes="{HERO_SIZES}" '
                    f'alt="Hero" width="1024" height="683">\n')
         # The author: density descriptors, one avatar per author.
         author = p % AUTHORS
         avatars = [image(f"avatar/a{author}-{AVATAR * d}.jpg", "jpg", AVATAR * d, AVATAR * d) for d in (1, 2, 3)]
+        shown.append([choice(avatars, (1, 2, 3), "x")])
         out.append(f'<p class="byline"><img src="{url(folder, avatars[0])}" srcset="'
                    + ", ".join(f"{url(folder, a)} {d}x" for a, d in zip(avatars, (1, 2, 3)))
                    + f'" alt="Author {author}" width="{AVATAR}" height="{AVATAR}"> {sentence(rng, 2, 4)}</p>\n')
         out.append(f"<p>{sentence(rng)}</p>\n")
         # A picture by type: AVIF, WebP, then the JPEG img.
         sources = []
+        picture = []
         for kind, mime in (("avif", "image/avif"), ("webp", "image/webp")):
-            _, srcset = widths_srcset(folder, f"gallery/g{p:02d}", kind, PICTURE_WIDTHS, 9 / 16)
+            paths, srcset = widths_srcset(folder, f"gallery/g{p:02d}", kind, PICTURE_WIDTHS, 9 / 16)
             sources.append(f'<source type="{mime}" srcset="{srcset}" sizes="{PICTURE_SIZES}">')
+            picture.append(choice(paths, PICTURE_WIDTHS, "w", PICTURE_SIZES, mime=mime))
         paths, srcset = widths_srcset(folder, f"gallery/g{p:02d}", "jpg", PICTURE_WIDTHS, 9 / 16)
+        shown.append(picture + [choice(paths, PICTURE_WIDTHS, "w", PICTURE_SIZES)])
         out.append("<figure><picture>" + "".join(sources)
                    + f'<img src="{url(folder, paths[1])}" srcset="{srcset}" sizes="{PICTURE_SIZES}" alt="Gallery" '
                    f'loading="lazy"></picture><figcaption>{sentence(rng, 4, 10)}</figcaption></figure>\n')
         out.append(f"<p>{sentence(rng)}</p>\n")
         # Art direction: a wide crop from 900 CSS pixels up, a tighter one below.
-        _, wide = widths_srcset(folder, f"banner/b{p:02d}-wide", "jpg", (1600, 2400), 9 / 21)
+        wides, wide = widths_srcset(folder, f"banner/b{p:02d}-wide", "jpg", (1600, 2400), 9 / 21)
         paths, crop = widths_srcset(folder, f"banner/b{p:02d}-crop", "jpg", (480, 800), 5 / 4)
+        shown.append([choice(wides, (1600, 2400), "w", "100vw", media="(min-width: 900px)"),
+                      choice(paths, (480, 800), "w", "100vw")])
         out.append(f'<picture><source media="(min-width: 900px)" srcset="{wide}" sizes="100vw">'
                    f'<img src="{url(folder, paths[1])}" srcset="{crop}" sizes="100vw" alt="Banner"></picture>\n')
         # Every third page: a second article image with another common sizes.
         if p % 3 == 0:
             paths, srcset = widths_srcset(folder, f"hero/s{p:02d}", "jpg", HERO_WIDTHS, 2 / 3)
+            shown.append([choice(paths, HERO_WIDTHS, "w", OTHER_SIZES[(p // 3) % len(OTHER_SIZES)])])
             out.append(f'<img src="{url(folder, paths[1])}" srcset="{srcset}" '
                        f'sizes="{OTHER_SIZES[(p // 3) % len(OTHER_SIZES)]}" alt="Photo">\n')
         # Plain thumbnails.
         out.append('<ul class="related">')
         for k in range(3):
             thumb = image(f"thumbs/t{p:02d}-{k}.png", "png", 150, 150)
+            shown.append([choice([thumb], [1], "x")])
             out.append(f'<li><img src="{url(folder, thumb)}" alt="Related {k}" width="150" height="150"></li>')
         out.append("</ul>\n")
         out.append(f'</main>\n<footer><a href="{posixpath.relpath("index.html", folder or ".")}">Home</a></footer>\n'
@@ -267,7 +346,15 @@ def main():
             with open(full, "wb") as f:
                 f.write(data)
 
-    manifest = {"base_url": base_url, "prefix": prefix, "pages": pages, "images": images}
+    expected = {"all candidates": totals(images, images)}
+    for name, devices in DEVICE_CASES.items():
+        picked = {path for device in devices for shown in elements for element in shown
+                  for path in [browser_pick(element, *device)]}
+        expected[name] = totals(picked, images)
+    with open(os.path.join(args.docroot, "expected.json"), "w", encoding="utf-8") as f:
+        json.dump(expected, f, indent=1, sort_keys=True)
+
+    manifest = {"base_url": base_url, "prefix": prefix, "pages": pages, "images": images, "elements": elements}
     with open(os.path.join(args.docroot, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=0, sort_keys=True)
     with open(os.path.join(args.docroot, "urls.txt"), "w", encoding="utf-8") as f:

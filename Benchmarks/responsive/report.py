@@ -14,6 +14,7 @@ the pages with --real-pages), CPU time (user + system) the median run's, peak RS
 Device rows of a build without --device read "n/a: this build has no --device".
 """
 import collections
+import json
 import os
 import sys
 
@@ -85,15 +86,21 @@ def generated(rows, meta):
     print(f"\nResponsive benchmark, generated site: {meta.get('site', '')}")
     print(f"nginx {meta.get('nginx')} over HTTPS + HTTP/2 behind the {meta.get('relay')} latency relay, "
           f"{meta.get('latency_ms')} ms each way; {meta.get('runs')} run(s) per case; imgcache: {meta.get('bin') or '-'}")
+    expected = {}
+    if meta.get("expected") and os.path.exists(meta["expected"]):
+        with open(meta["expected"], encoding="utf-8") as fh:
+            expected = json.load(fh)
     header = ["case", "img requests/page", "requests (all)", "MB/page sent", "MB/page on disk", "bytes vs no profile",
-              "wall s (best)", "CPU s (median)", "peak RSS MB"]
+              "wall s (best)", "CPU s (median)", "peak RSS MB", "browser: img/page, MB/page"]
     out = []
     base_bytes = None
     summary = {}
     for case in CASES:
         runs = by.get(case)
+        shows = expected.get("all candidates" if case in ("none", "wget2") else case)
+        shows = f"{shows['images'] / pages:.1f}, {mb(shows['bytes'] / pages)}" if shows else "-"
         if not runs:
-            out.append([LABELS[case], missing(case, meta)] + [""] * (len(header) - 2))
+            out.append([LABELS[case], missing(case, meta)] + [""] * (len(header) - 3) + [shows])
             continue
         first = runs[0]
         ok = [r for r in runs if r["rc"] == "0"] or runs
@@ -108,7 +115,7 @@ def generated(rows, meta):
         out.append([LABELS[case] + note, f"{int(first['img_req']) / pages:.1f}", first["req"],
                     mb(img_bytes / pages), mb(int(first["file_bytes"]) / pages),
                     f"{ratio:.2f}" if ratio is not None else "-",
-                    f"{min(f(r['wall']) for r in ok):.2f}", f"{cpu:.2f}" if cpu is not None else "-", f"{rss:.0f}"])
+                    f"{min(f(r['wall']) for r in ok):.2f}", f"{cpu:.2f}" if cpu is not None else "-", f"{rss:.0f}", shows])
     print()
     table(header, out)
     counts = {c: {(r["img_req"], r["img_bytes"]) for r in by[c]} for c in by}
@@ -118,9 +125,18 @@ def generated(rows, meta):
     print("\nimg requests/page and MB/page sent: requests for /site/img/ and their body bytes in nginx's access log, "
           f"over the {pages} pages; requests (all) also counts wget2's pages and robots.txt. MB/page on disk: the "
           "image files in the output folder.")
+    if expected:
+        print("browser: what a browser at that device shows (make_site.py's browser_pick: the first <source> whose "
+              "type and media match, then the first candidate at or above the device pixel ratio; the union over "
+              "the devices), or for the no-profile and wget2 rows every candidate, over the site's distinct images.")
     print("\nTarget (issue 51): bytes per device <= 0.4x no profile on the generated site")
     for case in ("phone", "desktop", "three"):
-        print(f"  {LABELS[case]}: {verdict(summary.get(case), BYTES_TARGET) if case in summary else missing(case, meta)}")
+        ideal = ""
+        if case in expected and "all candidates" in expected:
+            ideal = (f"   [a browser's picks: {expected[case]['bytes'] / expected['all candidates']['bytes']:.2f}x "
+                     "every candidate's bytes]")
+        print(f"  {LABELS[case]}: {verdict(summary.get(case), BYTES_TARGET) if case in summary else missing(case, meta)}"
+              + ideal)
     tail(meta)
 
 

@@ -266,6 +266,7 @@ stop_pid "$NGINX_PID"; NGINX_PID=
 common_case_meta
 meta pages "$PAGES"
 meta site "$SITE_LINE"
+meta expected "$ROOT/expected.json"
 meta latency_ms "$LATENCY_MS"
 meta nginx "$NGINX_VERSION"
 meta relay "$RELAY_IMPL"
