@@ -53,6 +53,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("device", nargs="*")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
 
     with open(os.path.join(args.pages, "base_urls.json"), encoding="utf-8") as f:
         base_urls = json.load(f)
@@ -75,6 +77,7 @@ def main():
             t0 = time.monotonic()
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.PIPE, env=env, start_new_session=True)
+            CURRENT[0] = proc
             try:
                 _, err = proc.communicate(timeout=args.timeout)
             except subprocess.TimeoutExpired:
@@ -101,6 +104,15 @@ def main():
 
 
 _last = None
+CURRENT = [None]    # the fetch under way, stopped with this script
+
+
+def stop(signum, _frame):
+    proc = CURRENT[0]
+    if proc is not None and proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    sys.exit(128 + signum)
 
 
 def rusage_delta():

@@ -160,10 +160,16 @@ if [ -n "$REAL_PAGES" ]; then
             say "  $c ${CASE_DEVICES[$c]}"
             keep=()
             if [ "$KEEP" = 1 ] && [ "$round" = 1 ]; then keep=(--keep); fi
+            # In the background and waited for, so that a signal to this script is acted on at once
+            # (cleanup stops it: TOOL_PID).
             python3 "$HERE/real_pages.py" --pages "$REAL_PAGES" --bin "$BIN" --proxy "http://127.0.0.1:$PROXY_PORT" \
                 --cacert "$CA" --proxy-log "$PROXY_LOG" --out "$SHM/out" --case "$c" --round "$round" \
                 --results "$RESULTS" --limit "$LIMIT" --timeout "$TOOL_TIMEOUT" "${keep[@]}" -- "${DEVICE_ARGS[@]}" \
-                2>"$WORK/real-$c-$round.err" || { say "real_pages.py failed:"; tail -5 "$WORK/real-$c-$round.err" >&2; exit 1; }
+                </dev/null 2>"$WORK/real-$c-$round.err" &
+            TOOL_PID=$!
+            set +e; wait "$TOOL_PID"; rc=$?; set -e
+            TOOL_PID=
+            [ "$rc" = 0 ] || { say "real_pages.py failed (exit $rc):"; tail -5 "$WORK/real-$c-$round.err" >&2; exit 1; }
             say "  $(tail -1 "$WORK/real-$c-$round.err")   (pages that exited non-zero: $WORK/real-$c-$round.err)"
         done
     done
