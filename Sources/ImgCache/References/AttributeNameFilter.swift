@@ -15,6 +15,16 @@ struct AttributeNameFilter {
         }
     }
 
+    /// This filter, letting `names` through too.
+    func adding(_ names: some Sequence<String>) -> AttributeNameFilter {
+        var filter = self
+        for name in names {
+            guard let first = name.utf8.first else { continue }
+            filter.lengthsByFirstByte[Int(first.asciiLowercased)] |= Self.lengthBit(name.utf8.count)
+        }
+        return filter
+    }
+
     /// Whether the name spelled by `bytes` (in any ASCII case) may be one of the names.
     func mayMatch(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first else { return false }

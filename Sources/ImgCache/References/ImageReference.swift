@@ -137,6 +137,11 @@ public struct ImageReference: Sendable, Hashable, Codable {
     }
     /// Byte offsets of the URL's text in the input page.
     public let byteRange: Range<Int>
+    /// For a candidate of an `<img>`'s `srcset` or `src`, or of a `srcset` of its `<picture>`'s
+    /// sources, when the page is read for devices (``RewriteOptions/devices``): the devices that
+    /// show it, by their ``DeviceProfile/description``, in the order given; empty when none does.
+    /// Nil for every other reference, and when no devices are given.
+    public internal(set) var shownOn: [String]?
     // Shared by all references of a page, so that a page with 100,000 images does not hold
     // 100,000 copies of the folder name.
     private var localPathPrefix: String?
@@ -172,7 +177,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind, element, attribute, original, url, localName, localPath, rewritten, skipReason, byteRange
+        case kind, element, attribute, original, url, localName, localPath, rewritten, skipReason, byteRange, shownOn
     }
 
     /// Encodes every field, `localPath` included.
@@ -188,6 +193,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
         try container.encode(rewritten, forKey: .rewritten)
         try container.encodeIfPresent(disposition.code, forKey: .skipReason)
         try container.encode(byteRange, forKey: .byteRange)
+        try container.encodeIfPresent(shownOn, forKey: .shownOn)
     }
 
     /// Decodes what `encode(to:)` wrote.
@@ -214,6 +220,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
         }
         nameSource = localName == nil ? .none : .url
         byteRange = try container.decode(Range<Int>.self, forKey: .byteRange)
+        shownOn = try container.decodeIfPresent([String].self, forKey: .shownOn)
         let path = try container.decodeIfPresent(String.self, forKey: .localPath)
         if let path, let localName, path.hasSuffix(localName) {
             localPathPrefix = String(path.dropLast(localName.count))

@@ -30,6 +30,14 @@ final class ReferenceCollector: HTMLScanHandler {
     /// only then, since most pages have no `<base>`.
     private(set) var linkTags: [PendingTag] = []
 
+    /// Each `<img>` with what a browser reads to pick its image, when asked for (devices are
+    /// given): empty otherwise.
+    private(set) var responsiveImages: [ResponsiveImageSpan] = []
+    /// Whether ``responsiveImages`` is wanted.
+    private let collectsResponsiveImages: Bool
+    /// The `<source>` elements of the `<picture>` being read, before its `<img>`.
+    private var pendingSources: [(source: ResponsiveImage.Source, srcset: Range<Int>?)] = []
+
     private static let backgroundElements: Set<String> = ["body", "table", "thead", "tbody", "tfoot", "tr", "td", "th"]
     private static let imageElements = Set(["img", "image", "source", "input", "video", "link", "feimage", "base"])
         .union(backgroundElements)
@@ -41,15 +49,22 @@ final class ReferenceCollector: HTMLScanHandler {
         "content",
     ]
 
-    init(page: UnsafeBufferPointer<UInt8>, structure: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, lazyAttributes: [String]) {
+    /// - Parameter responsiveImages: whether to gather ``responsiveImages`` (the attributes a
+    ///   browser picks an image by, which a page read without devices never needs).
+    init(page: UnsafeBufferPointer<UInt8>, structure: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, lazyAttributes: [String],
+         responsiveImages: Bool = false) {
         self.page = page
         self.structure = structure
         self.encoding = encoding
         let names = Self.attributeNames(lazyAttributes: lazyAttributes)
         self.lazyAttributes = names.lazy
         attributesOfInterest = names.ofInterest
-        namesLookedAt = names.lookedAt
+        namesLookedAt = responsiveImages ? names.lookedAt.adding(Self.selectionAttributes) : names.lookedAt
+        collectsResponsiveImages = responsiveImages
     }
+
+    /// The attributes besides image URLs that a browser picks an image by.
+    private static let selectionAttributes: Set<String> = ["media", "type", "sizes", "loading"]
 
     /// The attribute names a collector looks at, made from the lazy attributes.
     private struct AttributeNames: Sendable {
@@ -78,7 +93,7 @@ final class ReferenceCollector: HTMLScanHandler {
     // MARK: - Scanner events
 
     func interest(inElement name: String) -> ScanInterest {
-        Self.imageElements.contains(name) ? .imageElement : []
+        Self.imageElements.contains(name) || (collectsResponsiveImages && name == "picture") ? .imageElement : []
     }
 
     func interest(inAttribute name: String) -> ScanInterest {
@@ -109,6 +124,7 @@ final class ReferenceCollector: HTMLScanHandler {
         let name = element.name
         func value(_ attributeName: String) -> TagAttribute? { attributes.first { $0.name == attributeName }?.attribute }
         let inert = element.isInert
+        if collectsResponsiveImages, !inert { gatherResponsiveImage(element, value) }
 
         for (attributeName, attribute) in attributes {
             // Most attributes (alt, class, width, …) can hold no image URL: one set lookup spares
@@ -177,6 +193,30 @@ final class ReferenceCollector: HTMLScanHandler {
                 attributeSlots(valueRange, quote: attribute.quote, kind: kind, element: name,
                                attribute: attributeName, srcset: isSrcset, inert: inert) { urlSlots.append($0) }
             }
+        }
+    }
+
+    /// Keeps what a browser picks an image by: a `<source>` of a `<picture>` until its `<img>`,
+    /// which makes a ``ResponsiveImageSpan`` of them and of itself.
+    private func gatherResponsiveImage(_ element: ElementStart, _ value: (String) -> TagAttribute?) {
+        func text(_ name: String) -> String? { value(name).map { attributeText($0) } }
+        switch element.name {
+        case "picture":
+            pendingSources.removeAll()
+        case "source" where element.parentName == "picture":
+            let source = ResponsiveImage.Source(media: text("media"), type: text("type"), srcset: text("srcset"), sizes: text("sizes"))
+            pendingSources.append((source, value("srcset")?.valueRange))
+        case "image" where !element.inSVG, "img":
+            let sources = element.parentName == "picture" ? pendingSources : []
+            pendingSources.removeAll()
+            let srcset = text("srcset"), src = text("src")
+            guard srcset != nil || !sources.isEmpty else { return }
+            let image = ResponsiveImage(sources: sources.map(\.source), srcset: srcset, sizes: text("sizes"), src: src,
+                                        isLazy: text("loading")?.lowercased() == "lazy")
+            responsiveImages.append(ResponsiveImageSpan(image: image, sourceSrcsets: sources.map(\.srcset),
+                                                        srcset: value("srcset")?.valueRange, src: value("src")?.valueRange))
+        default:
+            break
         }
     }
 

@@ -53,7 +53,7 @@ extension ImageRewriter {
                          absoluteLinks: Bool) -> Analysis {
         let buffer = ParseBuffer(page: page, pageIsUTF8: encoding == .utf8)
         let collector = ReferenceCollector(page: page, structure: buffer.view, encoding: encoding,
-                                           lazyAttributes: options.lazyAttributes)
+                                           lazyAttributes: options.lazyAttributes, responsiveImages: !options.devices.isEmpty)
         let scanner = HTMLScanner(buffer: buffer, handler: collector)
         scanner.run()
 
@@ -125,6 +125,9 @@ extension ImageRewriter {
         if unresolvedRelative > 0 {
             analysis.warnings.append(.relativeURLsWithoutBase(count: unresolvedRelative, .page))
         }
+        if !options.devices.isEmpty {
+            Self.markChoices(of: collector.responsiveImages, for: options.devices, in: &analysis.references)
+        }
 
         if neutralizesBase, let originalBase = resolver.documentBase {
             // The page's other URL attributes (links, scripts, …), found now while the scanner
@@ -145,6 +148,32 @@ extension ImageRewriter {
 
     /// Whether one of `ranges` (sorted by start) lies within `range`; found by binary search, since
     /// a page with a `<base>` can have thousands of both links and images.
+    /// Sets ``ImageReference/shownOn`` on each candidate of `images`: the devices whose browser
+    /// picks it. A choice names its candidate by the attribute it is in and its URL as written.
+    private static func markChoices(of images: [ResponsiveImageSpan], for devices: [DeviceProfile], in references: inout [ImageReference]) {
+        // References are in document order: those in a value are found by their first byte.
+        func indices(in range: Range<Int>) -> Range<Int> {
+            var low = 0, high = references.count
+            while low < high {
+                let middle = (low + high) / 2
+                if references[middle].byteRange.lowerBound < range.lowerBound { low = middle + 1 } else { high = middle }
+            }
+            var end = low
+            while end < references.count, references[end].byteRange.lowerBound < range.upperBound { end += 1 }
+            return low..<end
+        }
+        for span in images {
+            for range in span.valueRanges {
+                for index in indices(in: range) { references[index].shownOn = [] }
+            }
+            for device in devices {
+                guard let choice = span.image.choice(for: device), let range = span.valueRange(of: choice),
+                      let index = indices(in: range).first(where: { references[$0].original == choice.url }) else { continue }
+                references[index].shownOn?.append(device.description)
+            }
+        }
+    }
+
     private static func holdsSlot(_ range: Range<Int>, _ ranges: [Range<Int>]) -> Bool {
         var low = 0
         var high = ranges.count

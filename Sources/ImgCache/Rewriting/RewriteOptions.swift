@@ -16,6 +16,11 @@ public struct RewriteOptions: Sendable {
     public var untypedImages = true
     /// What becomes of the page's URLs that are not images (see ``OtherURLs``).
     public var otherURLs: OtherURLs = .automatic
+    /// The devices a page is read for. For each `<img>`, with the sources of its `<picture>`, the
+    /// candidate each device shows is worked out as its browser would pick it (`media`, `type`,
+    /// `sizes`, `srcset`, `src`), and its reference says so (``ImageReference/shownOn``). Empty
+    /// (the default): not worked out.
+    public var devices: [DeviceProfile] = []
 
     /// The lazy-loading attributes recognised by default.
     public static let defaultLazyAttributes = ["data-src", "data-srcset", "data-original", "data-lazy-src", "data-bg"]

@@ -12,7 +12,9 @@ struct ListCommand: ParsableCommand {
             wrote it, its absolute URL and its name in the cache, separated by tabs. On a terminal, \
             control characters in the page's text (escape sequences, tabs, line breaks) are shown \
             as \\xHH, their code point in hexadecimal; piped or redirected, the text is written as \
-            the page has it.
+            the page has it. With --device, a sixth column names the devices that show each \
+            candidate of an <img> or its <picture> (\"none\" when no device does, \"-\" for other \
+            references); --json gives them as \"shownOn\".
             """
     )
 
@@ -24,6 +26,18 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Print a JSON array of objects instead of one line per reference.")
     var json = false
 
+    @Option(name: .customLong("device"), help: ArgumentHelp(
+        "A device to work out each responsive image's choice for: WIDTHxHEIGHT@RATIO in CSS pixels (e.g. 390x844@3), or a preset. Repeatable.",
+        discussion: "Presets: \(DeviceProfile.presets.keys.sorted().joined(separator: ", ")).",
+        valueName: "device"))
+    var devices: [String] = []
+
+    func validate() throws {
+        for device in devices where DeviceProfile(device) == nil {
+            throw ValidationError("--device '\(device)' is neither WIDTHxHEIGHT@RATIO (such as 390x844@3) nor a preset (\(DeviceProfile.presets.keys.sorted().joined(separator: ", "))).")
+        }
+    }
+
     func run() throws {
         let input: [UInt8]
         do {
@@ -32,8 +46,9 @@ struct ListCommand: ParsableCommand {
             Diagnostics.error(error.description)
             throw ExitCode.failure
         }
-        let result = ImageRewriter(options: pageOptions.rewriteOptions(referenceStyle: .relativePath("images")))
-            .references(in: input, pageURL: pageOptions.pageURL)
+        var options = pageOptions.rewriteOptions(referenceStyle: .relativePath("images"))
+        options.devices = devices.compactMap(DeviceProfile.init)
+        let result = ImageRewriter(options: options).references(in: input, pageURL: pageOptions.pageURL)
         for warning in result.warnings { Diagnostics.warn("\(page): \(warning)") }
         if json {
             let encoder = JSONEncoder()
@@ -52,7 +67,11 @@ struct ListCommand: ParsableCommand {
                 let outcome = reference.rewritten ? "rewrite" : "skip:\(reference.disposition.code ?? "")"
                 let original = escapes ? TerminalText.escaped(reference.original) : reference.original
                 let url = escapes ? reference.url.map(TerminalText.escaped) : reference.url
-                lines += "\(reference.kind.rawValue)\t\(outcome)\t\(original)\t\(url ?? "-")\t\(reference.localName ?? "-")\n"
+                lines += "\(reference.kind.rawValue)\t\(outcome)\t\(original)\t\(url ?? "-")\t\(reference.localName ?? "-")"
+                if !options.devices.isEmpty {
+                    lines += "\t" + (reference.shownOn.map { $0.isEmpty ? "none" : $0.joined(separator: ",") } ?? "-")
+                }
+                lines += "\n"
             }
             try? FileHandle.standardOutput.write(contentsOf: Data(lines.utf8))
         }

@@ -94,6 +94,26 @@ struct CLITests {
         #expect(noDestination.stderr.contains("--out"))
     }
 
+    @Test("list --device names the devices that show each candidate of a picture, in the text and in --json; a device it cannot read is a usage error")
+    func listDevices() async throws {
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<picture><source type=image/avif srcset=a.avif><img src=a.jpg srcset=\"a-2x.jpg 2x\"></picture><img src=b.png>")
+        let arguments = ["list", "page.html", "--base-url", "https://example.com/", "--device", "iphone", "--device", "1280x800@1"]
+        let text = try await CommandRunner.runOffPool(arguments, in: folder.url)
+        #expect(text.status == 0, "\(text.stderr)")
+        let lastColumns = String(decoding: text.stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: "\t").last.map(String.init) }
+        #expect(lastColumns == ["iphone,1280x800@1", "none", "none", "-"])
+        let json = try await CommandRunner.runOffPool(arguments + ["--json"], in: folder.url)
+        let objects = try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [[String: Any]] ?? []
+        #expect(objects.map { $0["shownOn"] as? [String] } == [["iphone", "1280x800@1"], [], [], nil])
+        let bad = try await CommandRunner.runOffPool(["list", "page.html", "--device", "390x844@0"], in: folder.url)
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--device '390x844@0' is neither WIDTHxHEIGHT@RATIO"))
+        let plain = try await CommandRunner.runOffPool(["list", "page.html", "--base-url", "https://example.com/"], in: folder.url)
+        #expect(String(decoding: plain.stdout, as: UTF8.self).split(separator: "\n").allSatisfy { $0.split(separator: "\t").count == 5 },
+                "without --device, the five columns as before")
+    }
+
     @Test("list --json prints kind, original, url, localName and rewritten for every reference")
     func listJSON() async throws {
         let folder = try TemporaryFolder()
