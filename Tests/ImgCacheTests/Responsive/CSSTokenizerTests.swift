@@ -4,7 +4,8 @@ import Testing
 extension Responsive {
     @Suite("CSS tokens")
     struct CSSTokenizerTests {
-        @Test func numbersInEveryNotation() {
+        @Test("numbers in every notation: signs, leading dots, exponents, and where a number ends")
+        func numbersInEveryNotation() {
             #expect(CSSTokenizer.tokens(of: "+0.11e+01px") == [.dimension(CSSNumber(value: 1.1, isInteger: false), unit: "px")])
             #expect(CSSTokenizer.tokens(of: "-0e-0px") == [.dimension(CSSNumber(value: -0.0, isInteger: false), unit: "px")])
             #expect(CSSTokenizer.tokens(of: ".4E1px") == [.dimension(CSSNumber(value: 4, isInteger: false), unit: "px")])
@@ -17,7 +18,8 @@ extension Responsive {
             #expect(CSSTokenizer.tokens(of: "+.") == [.delim("+"), .delim(".")])
         }
 
-        @Test func identsFunctionsAndEscapes() {
+        @Test("identifiers, functions and escapes read as CSS reads them")
+        func identsFunctionsAndEscapes() {
             #expect(CSSTokenizer.tokens(of: "\\(") == [.ident("(")])
             #expect(CSSTokenizer.tokens(of: "1\\p\\x") == [.dimension(CSSNumber(value: 1, isInteger: true), unit: "px")])
             #expect(CSSTokenizer.tokens(of: "\\1px") == [.ident("\u{1}px")])
@@ -30,7 +32,8 @@ extension Responsive {
             ])
         }
 
-        @Test func commentsStringsAndURLs() {
+        @Test("comments are dropped; strings and url() are single tokens")
+        func commentsStringsAndURLs() {
             #expect(CSSTokenizer.tokens(of: "1/* */px") == [.number(CSSNumber(value: 1, isInteger: true)), .ident("px")])
             #expect(CSSTokenizer.tokens(of: "/* open") == [])
             #expect(CSSTokenizer.tokens(of: "'a\\'b'") == [.string("a'b")])
@@ -42,7 +45,8 @@ extension Responsive {
             #expect(CSSTokenizer.tokens(of: "a\r\nb") == [.ident("a"), .whitespace, .ident("b")])
         }
 
-        @Test func componentValuesNestAndSplitOnOuterCommas() {
+        @Test("component values nest by brackets, and a list splits only at its outer commas")
+        func componentValuesNestAndSplitOnOuterCommas() {
             let lists = CSSComponentValue.commaSeparatedLists("(a, b), min(1px, 2px), x")
             #expect(lists.count == 3)
             #expect(CSSComponentValue.commaSeparatedLists("((),1px").count == 1)

@@ -155,7 +155,8 @@ extension Responsive {
             #expect(list.matches(desktop) == test.desktop, "desktop")
         }
 
-        @Test func userPreferences() {
+        @Test("dark mode and reduced motion are answered as the device says")
+        func userPreferences() {
             var dark = desktop
             dark.colorScheme = .dark
             dark.prefersReducedMotion = true
@@ -166,7 +167,8 @@ extension Responsive {
             #expect(MediaQueryList("(prefers-reduced-motion)").matches(dark))
         }
 
-        @Test func aPhoneWithAMouse() {
+        @Test("a phone with a mouse hovers and has a fine pointer")
+        func aPhoneWithAMouse() {
             let phoneWithMouse = DeviceProfile(viewportWidth: 390, viewportHeight: 844, pixelRatio: 3, pointer: .fine)
             #expect(MediaQueryList("(hover: hover) and (pointer: fine)").matches(phoneWithMouse))
             #expect(!MediaQueryList("(hover: none)").matches(phoneWithMouse))

@@ -113,14 +113,16 @@ extension Responsive {
 
     @Suite("sizes on devices")
     struct SourceSizesOnDevicesTests {
-        @Test func conditionsChooseTheEntry() {
+        @Test("the first entry whose condition matches gives the size")
+        func conditionsChooseTheEntry() {
             let sizes = SourceSizeList("(max-width: 600px) 100vw, (max-width: 1200px) calc(50vw - 2em), 33vw")
             #expect(sizes.sourceSize(on: phone) == 390)
             #expect(sizes.sourceSize(on: tablet) == 1180 / 2 - 32)
             #expect(abs(sizes.sourceSize(on: desktop) - 1920 * 0.33) < 1e-9)
         }
 
-        @Test func autoNeedsLazyLoadingAndToComeFirst() {
+        @Test("auto counts only for a lazy image, and only first")
+        func autoNeedsLazyLoadingAndToComeFirst() {
             #expect(SourceSizeList("auto", lazy: true).sourceSize(on: desktop, autoWidth: 300) == 300)
             #expect(SourceSizeList("AUTO, 50vw", lazy: true).sourceSize(on: desktop) == 1920)
             #expect(SourceSizeList("auto, 50vw", lazy: false).sourceSize(on: desktop, autoWidth: 300) == 960)
@@ -128,7 +130,8 @@ extension Responsive {
             #expect(SourceSizeList(" auto, 10px", lazy: true).sourceSize(on: desktop, autoWidth: 300) == 10)
         }
 
-        @Test func mathFunctionsClampAtZero() {
+        @Test("calc(), min() and clamp() are worked out on the device, and a negative result is zero")
+        func mathFunctionsClampAtZero() {
             #expect(SourceSizeList("calc(100px - 50vw)").sourceSize(on: phone) == 0)
             #expect(SourceSizeList("clamp(200px, 50vw, 600px)").sourceSize(on: phone) == 200)
             #expect(SourceSizeList("clamp(200px, 50vw, 600px)").sourceSize(on: desktop) == 600)
@@ -136,7 +139,8 @@ extension Responsive {
             #expect(SourceSizeList("calc((100vw - 2 * 16px) / 3)").sourceSize(on: phone) == (390.0 - 32) / 3)
         }
 
-        @Test func mathFunctionsAreTyped() {
+        @Test("a math function must come to a length: numbers, percentages and products of lengths are invalid")
+        func mathFunctionsAreTyped() {
             #expect(SourceSizeList("calc(1px + 1)").sourceSize(on: phone) == 390)
             #expect(SourceSizeList("calc(1px+1px)").sourceSize(on: phone) == 390)
             #expect(SourceSizeList("calc(1px * 2px)").sourceSize(on: phone) == 390)
@@ -144,7 +148,8 @@ extension Responsive {
             #expect(SourceSizeList("calc(2 * 10px)").sourceSize(on: phone) == 20)
         }
 
-        @Test func deepNestingIsReadWithoutRecursingThroughIt() {
+        @Test("100,000 nested brackets are read without recursing through them")
+        func deepNestingIsReadWithoutRecursingThroughIt() {
             let deep = String(repeating: "(", count: 100_000) + "1px"
             #expect(SourceSizeList(deep + ", 1px").sourceSize(on: phone) == 390)
             let closed = String(repeating: "(", count: 100_000) + String(repeating: ")", count: 100_000)
