@@ -33,6 +33,7 @@ also what catchall_proxy.py answers with.
 """
 import argparse
 import hashlib
+import importlib.util
 import json
 import os
 import posixpath
@@ -41,6 +42,14 @@ import re
 import struct
 import urllib.parse
 import zlib
+
+# The PNG chunk and JPEG segment writers of the fetch benchmark's images, as the site benchmark takes them.
+_spec = importlib.util.spec_from_file_location(
+    "fetch_make_site", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fetch", "make_site.py"))
+_fetch_site = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_fetch_site)
+png_chunk = _fetch_site.png_chunk
+jpeg_segment = _fetch_site.jpeg_segment
 
 BYTES_PER_PIXEL = {"avif": 0.10, "webp": 0.15, "jpg": 0.25, "png": 0.5, "gif": 0.5}
 MIN_BYTES = 600
@@ -58,19 +67,15 @@ def _padding(tag, n):
     return (tag + bytes(max(0, n - len(tag))))[:n] if n > 0 else b""
 
 
-def _jpeg_segment(marker, body):
-    return bytes([0xFF, marker]) + struct.pack(">H", len(body) + 2) + body
-
-
 def make_jpeg(width, height, size, tag):
     """A baseline greyscale JPEG of width x height: every 8x8 block is DC difference 0 then end of
     block, one Huffman code of one bit each, so 2 bits a block; COM segments carry the rest."""
-    head = b"\xFF\xD8" + _jpeg_segment(0xE0, b"JFIF\0\x01\x01\x00\x00\x01\x00\x01\x00\x00")
-    body = _jpeg_segment(0xDB, b"\x00" + bytes([1] * 64))
-    body += _jpeg_segment(0xC0, b"\x08" + struct.pack(">HH", height, width) + b"\x01" + b"\x01\x11\x00")
-    body += _jpeg_segment(0xC4, b"\x00" + bytes([1] + [0] * 15) + b"\x00")    # DC table 0: category 0
-    body += _jpeg_segment(0xC4, b"\x10" + bytes([1] + [0] * 15) + b"\x00")    # AC table 0: EOB
-    body += _jpeg_segment(0xDA, b"\x01\x01\x00\x00\x3F\x00")
+    head = b"\xFF\xD8" + jpeg_segment(0xE0, b"JFIF\0\x01\x01\x00\x00\x01\x00\x01\x00\x00")
+    body = jpeg_segment(0xDB, b"\x00" + bytes([1] * 64))
+    body += jpeg_segment(0xC0, b"\x08" + struct.pack(">HH", height, width) + b"\x01" + b"\x01\x11\x00")
+    body += jpeg_segment(0xC4, b"\x00" + bytes([1] + [0] * 15) + b"\x00")    # DC table 0: category 0
+    body += jpeg_segment(0xC4, b"\x10" + bytes([1] + [0] * 15) + b"\x00")    # AC table 0: EOB
+    body += jpeg_segment(0xDA, b"\x01\x01\x00\x00\x3F\x00")
     bits = 2 * (-(-width // 8)) * (-(-height // 8))
     scan = bytearray(-(-bits // 8))
     if bits % 8:
@@ -83,14 +88,10 @@ def make_jpeg(width, height, size, tag):
         n = min(rest - 4, 65533)
         if rest - 4 - n in (1, 2, 3):     # leave no remainder too small for a segment of its own
             n -= 4
-        comments += _jpeg_segment(0xFE, _padding(tag if first else b"", n))
+        comments += jpeg_segment(0xFE, _padding(tag if first else b"", n))
         rest -= n + 4
         first = False
     return head + bytes(comments) + body
-
-
-def _png_chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
 _IDAT = {}
@@ -101,10 +102,10 @@ def make_png(width, height, size, tag):
     key = (width, height)
     if key not in _IDAT:
         _IDAT[key] = zlib.compress((b"\x00" + bytes(width)) * height, 6)
-    head = b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-    tail = _png_chunk(b"IDAT", _IDAT[key]) + _png_chunk(b"IEND", b"")
+    head = b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+    tail = png_chunk(b"IDAT", _IDAT[key]) + png_chunk(b"IEND", b"")
     rest = size - len(head) - len(tail) - 12 - len(b"Comment\0")
-    text = _png_chunk(b"tEXt", b"Comment\0" + _padding(tag, rest).replace(b"\0", b" ")) if rest > len(tag) else b""
+    text = png_chunk(b"tEXt", b"Comment\0" + _padding(tag, rest).replace(b"\0", b" ")) if rest > len(tag) else b""
     return head + text + tail
 
 
