@@ -250,6 +250,17 @@ start_relay() { # → 0 when the relay on RELAY_PORT, in front of TLS_PORT, is r
     RELAY_PID=
     return 1
 }
+serve_site_over_relay() { # → nginx serving ROOT (WORK/www) over HTTPS + HTTP/2 on TLS_PORT, the relay in front of it; SITE_DIR (WORK/site)
+    ROOT="$WORK/www"            # nginx's web root; the site is ROOT/site/, with its images
+    SITE_DIR="$WORK/site"       # what imgcache is given: the site without its images
+    mkdir -p "$ROOT"
+    pick_ports() { TLS_PORT=$(free_port); }
+    nginx_ready() { curl -sf -o /dev/null --max-time 1 --cacert "$CA" "https://127.0.0.1:$TLS_PORT/__status"; }
+    start_nginx_on_free_ports
+    say "nginx $NGINX_VERSION serving $ROOT on 127.0.0.1:$TLS_PORT (HTTPS + HTTP/2), pid $NGINX_PID"
+    start_relay_on_free_port
+}
+
 start_relay_on_free_port() { # → the relay started on a free port: RELAY_PORT, RELAY_PID, RTT (ms); or exit
     local started=0
     for _ in 1 2 3 4 5; do

@@ -187,14 +187,7 @@ fi
 
 # MARK: - 4. nginx on 127.0.0.1 (HTTPS + HTTP/2), the latency relay
 
-ROOT="$WORK/www"            # nginx's web root; the site is ROOT/site/, with its images
-SITE_DIR="$WORK/site"       # what imgcache is given: the same pages, no images
-mkdir -p "$ROOT"
-pick_ports() { TLS_PORT=$(free_port); }
-nginx_ready() { curl -sf -o /dev/null --max-time 1 --cacert "$CA" "https://127.0.0.1:$TLS_PORT/__status"; }
-start_nginx_on_free_ports
-say "nginx $NGINX_VERSION serving $ROOT on 127.0.0.1:$TLS_PORT (HTTPS + HTTP/2), pid $NGINX_PID"
-start_relay_on_free_port
+serve_site_over_relay   # the site's pages without their images in SITE_DIR, nginx's root in ROOT (see bench.sh)
 
 # MARK: - 5. The site (its absolute URLs name the relay's port, so it is made now)
 

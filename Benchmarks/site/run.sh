@@ -54,21 +54,11 @@ fi
 make_temp_dirs sitebench "$DISK_RUNS"
 make_ca site   # a throwaway CA and server certificate (see bench.sh)
 
-# MARK: - 3. nginx on 127.0.0.1 (HTTPS + HTTP/2)
+# MARK: - 3. nginx on 127.0.0.1 (HTTPS + HTTP/2), the latency relay (Benchmarks/fetch/latency_relay.c) in front
 
-ROOT="$WORK/www"            # nginx's web root; the site is ROOT/site/, with its images
-SITE_DIR="$WORK/site"       # what imgcache is given: the same pages, stylesheets and fonts, no images
-mkdir -p "$ROOT"
-pick_ports() { TLS_PORT=$(free_port); }
-nginx_ready() { curl -sf -o /dev/null --max-time 1 --cacert "$CA" "https://127.0.0.1:$TLS_PORT/__status"; }
-start_nginx_on_free_ports
-say "nginx $NGINX_VERSION serving $ROOT on 127.0.0.1:$TLS_PORT (HTTPS + HTTP/2), pid $NGINX_PID"
+serve_site_over_relay   # SITE_DIR gets the pages, stylesheets and fonts, ROOT everything (see bench.sh)
 
-# MARK: - 4. The latency relay (Benchmarks/fetch/latency_relay.c)
-
-start_relay_on_free_port
-
-# MARK: - 5. The site (its absolute URLs name the relay's port, so it is made now)
+# MARK: - 4. The site (its absolute URLs name the relay's port, so it is made now)
 
 BASE_URL="https://127.0.0.1:$RELAY_PORT/site/"
 say "Generating the site…"
@@ -84,7 +74,7 @@ RELAY_SANITY+=("through the relay, TLS 1.3 + h2: $(probe "${BASE_URL}index.html"
 for line in "${RELAY_SANITY[@]}"; do say "  $line"; done
 : > "$ACCESS_LOG"
 
-# MARK: - 6. imgcache
+# MARK: - 5. imgcache
 
 HAVE_IMGCACHE=0
 SKIP_REASON="--peers-only"
@@ -102,7 +92,7 @@ if [ "$PEERS_ONLY" = 0 ]; then
     [ "$HAVE_IMGCACHE" = 1 ] || loud "$SKIP_REASON: imgcache rows SKIPPED (wget2 only)"
 fi
 
-# MARK: - 7. Timing
+# MARK: - 6. Timing
 
 # The commands, as arrays (CMD) so that no path is split. tool_cmd tool OUT
 tool_cmd() {
@@ -177,7 +167,7 @@ rounds tmpfs "$RUNS" "Round" "outputs on tmpfs"
 rounds disk "$DISK_RUNS" "Disk round" "outputs under $WORK"
 ELAPSED=$(( $(date +%s) - START ))
 
-# MARK: - 8. Report
+# MARK: - 7. Report
 
 BUSY_AFTER=$(cpu_busy)
 stop_relay
