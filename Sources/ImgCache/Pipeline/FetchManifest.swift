@@ -54,10 +54,14 @@ public struct FetchManifest: Sendable, Codable {
         public var error: String?
         /// The image's file name inside the cache folder, when it is there.
         public var localName: String?
+        /// For a candidate of a responsive image, when pages are read for devices: the devices
+        /// that show it (``ImageReference/shownOn``); empty when none does (it is then not fetched
+        /// for this reference, and the page no longer offers it).
+        public var shownOn: [String]?
 
         /// Creates an entry.
         init(kind: String, original: String, url: String?, localPath: String?, status: DownloadStatus, bytes: Int,
-                    contentType: String?, error: String?, localName: String? = nil) {
+             contentType: String?, error: String?, localName: String? = nil, shownOn: [String]? = nil) {
             self.kind = kind
             self.original = original
             self.url = url
@@ -67,6 +71,7 @@ public struct FetchManifest: Sendable, Codable {
             self.contentType = contentType
             self.error = error
             self.localName = localName
+            self.shownOn = shownOn
         }
     }
 
@@ -165,6 +170,15 @@ public struct FetchManifest: Sendable, Codable {
                 if let localName = references[index].localName { out.field("localName", string: localName) }
                 if let localPath = references[index].localPath { out.field("localPath", string: localPath) }
                 out.field("original", string: references[index].original)
+                if let shownOn = references[index].shownOn {
+                    out.key("shownOn")
+                    out.openArray()
+                    for device in shownOn {
+                        out.element()
+                        out.string(device)
+                    }
+                    out.closeArray()
+                }
                 out.field("status", string: references[index].status.rawValue)
                 if let url = references[index].url { out.field("url", string: url) }
                 out.close()
@@ -256,15 +270,17 @@ public struct FetchManifest: Sendable, Codable {
         // its strings, once per reference of every page.
         for index in references.indices {
             let kind = references[index].kind.rawValue, original = references[index].original, url = references[index].url
+            let shownOn = references[index].shownOn
             guard let outcome = url.flatMap({ outcomes[$0] }) else {
                 entries.append(Entry(kind: kind, original: original, url: url, localPath: references[index].localPath,
                                      status: .skipped, bytes: 0, contentType: nil,
-                                     error: references[index].disposition.code ?? "not downloaded"))
+                                     error: references[index].disposition.code ?? "not downloaded", shownOn: shownOn))
                 continue
             }
             entries.append(Entry(kind: kind, original: original, url: url, localPath: references[index].localPath,
                                  status: outcome.status, bytes: outcome.byteCount, contentType: outcome.contentType,
-                                 error: outcome.failure?.description, localName: outcome.isCached ? outcome.localName : nil))
+                                 error: outcome.failure?.description, localName: outcome.isCached ? outcome.localName : nil,
+                                 shownOn: shownOn))
         }
         return entries
     }

@@ -14,6 +14,14 @@ extension LocalizationSession {
         /// `rewriting.naming` says. Files the session writes refer to the cache by the path from
         /// their own folder, unless ``RewriteOptions/referenceStyle`` is a URL prefix.
         public var rewriting: RewriteOptions
+        /// The devices pages are localised for (``RewriteOptions/devices``, which this reads and
+        /// sets): of each responsive image, only the candidates they show are fetched and kept in
+        /// the page. Empty: every candidate. ``OfflinePageLoader`` sets the screen it runs on
+        /// when none is given.
+        public var devices: [DeviceProfile] {
+            get { rewriting.devices }
+            set { rewriting.devices = newValue }
+        }
         /// How long downloads must be idle before a refresh.
         public var debounce: Duration
         /// During a long run of downloads, a progress refresh at least this often (nil: none).

@@ -101,9 +101,20 @@ public final class LocalizationSession: Sendable {
         if mode == .live { try await pageReady?(prepared.firstRewrite) }
         // In live mode a page with images named by their bytes is written again once they are
         // in, and the refresh (the moment a viewer reloads) must come after that write.
-        let hold = mode == .live && prepared.awaitsTypes ? notifier.hold() : nil
+        let hold = mode == .live && (prepared.awaitsTypes || prepared.choosesPerDevice) ? notifier.hold() : nil
         defer { hold?.release() }
-        let results = await downloader.fetchAll(images)
+        var results = await downloader.fetchAll(images)
+        if prepared.choosesPerDevice {
+            // A device whose image failed shows the one it would pick without it: fetched in
+            // turn, until every device has an image in or no candidate is left to try.
+            var tried = Set(images.lazy.map(\.url.serialized))
+            while true {
+                let failed = Set(results.lazy.filter { !$0.isCached }.map(\.url))
+                let instead = prepared.imagesInstead(of: failed, storeNaming: store.naming).filter { tried.insert($0.url.serialized).inserted }
+                guard !instead.isEmpty else { break }
+                results += await downloader.fetchAll(instead)
+            }
+        }
         let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
         let final = mode == .live ? prepared.namingTypedImages(from: results) : prepared.keepingFailuresRemote(results)
         guard let final else { return PageLocalization(page: prepared.firstRewrite, outcomes: outcomes) }

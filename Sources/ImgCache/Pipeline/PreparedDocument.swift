@@ -9,12 +9,15 @@ struct PreparedDocument: Sendable {
     let firstRewrite: RewriteResult
     /// Whether some image is to be named by its bytes once they are in.
     let awaitsTypes: Bool
+    /// The cache names the scan's images whose URL names no format had before the downloads.
+    let knownNames: [String: String]
 
     /// - Parameter knownNames: the cache names of the scan's images whose URL names no format,
     ///   for those the cache has seen before.
     init(rewriter: ImageRewriter, scan: DocumentScan, knownNames: [String: String]) {
         self.rewriter = rewriter
         self.scan = scan
+        self.knownNames = knownNames
         firstRewrite = rewriter.render(scan, availability: .everyTypedImage(untypedNames: knownNames))
         awaitsTypes = firstRewrite.references.contains { $0.disposition == .awaitingType }
     }
@@ -23,11 +26,27 @@ struct PreparedDocument: Sendable {
     /// the rewriter named them as `storeNaming` does. Made when asked, not kept: for a page of
     /// 10,000 images they are 2 MB that need not outlive the downloads.
     func imagesToFetch(storeNaming: LocalImageNaming) -> [ImageToFetch] {
-        let sameNaming = rewriter.options.naming == storeNaming
+        Self.images(of: firstRewrite, sameNaming: rewriter.options.naming == storeNaming)
+    }
+
+    /// Whether devices choose among the candidates of some image: a failed download then has
+    /// them choose another (``imagesInstead(of:storeNaming:)``).
+    var choosesPerDevice: Bool { !scan.responsiveImages.isEmpty }
+
+    /// The images the devices show once those at `failedURLs` are known to have failed: each
+    /// device whose image failed takes the one it would pick without it. Empty for a page not
+    /// read for devices.
+    func imagesInstead(of failedURLs: Set<String>, storeNaming: LocalImageNaming) -> [ImageToFetch] {
+        guard choosesPerDevice, !failedURLs.isEmpty else { return [] }
+        let rendering = rewriter.render(scan, availability: .everyTypedImage(untypedNames: knownNames, failedURLs: failedURLs))
+        return Self.images(of: rendering, sameNaming: rewriter.options.naming == storeNaming)
+    }
+
+    private static func images(of rendering: RewriteResult, sameNaming: Bool) -> [ImageToFetch] {
         // Room for every reference at once: grown as it filled, the set hashed its URLs again at
         // each doubling, on the way from the page to its first image request.
-        var seen = Set<String>(minimumCapacity: firstRewrite.references.count)
-        return firstRewrite.references.compactMap { reference -> ImageToFetch? in
+        var seen = Set<String>(minimumCapacity: rendering.references.count)
+        return rendering.references.compactMap { reference -> ImageToFetch? in
             guard reference.rewritten || reference.disposition == .awaitingType, let url = reference.url,
                   seen.insert(url).inserted, let parsed = BrowserURL(url) else { return nil }
             return ImageToFetch(parsed, urlName: sameNaming && reference.nameSource == .url ? reference.localName : nil)
@@ -37,6 +56,11 @@ struct PreparedDocument: Sendable {
     /// Live mode's second rendering: the images named by their bytes now point into the cache too.
     /// Nil when none of them could be named (the first rendering stands).
     func namingTypedImages(from results: [DownloadOutcome]) -> RewriteResult? {
+        if choosesPerDevice, results.contains(where: { !$0.isCached }) {
+            // Devices whose image failed show another: the page changes whatever else does.
+            return rewriter.render(scan, availability: .everyTypedImage(untypedNames: Self.names(of: results),
+                                                                        failedURLs: Set(results.lazy.filter { !$0.isCached }.map(\.url))))
+        }
         guard awaitsTypes else { return nil }
         let named = Self.names(of: results)
         guard firstRewrite.references.contains(where: { $0.disposition == .awaitingType && $0.url.flatMap { named[$0] } != nil }) else {

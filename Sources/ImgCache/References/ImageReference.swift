@@ -67,15 +67,20 @@ public struct ImageReference: Sendable, Hashable, Codable {
         /// `<meta charset>` would move into or out of the first 1024 bytes, or the page would not
         /// convert back to its encoding exactly): the page keeps this URL, and the image is not fetched.
         case unchangedForEncoding
+        /// A candidate of a responsive image that none of the devices the page is read for shows
+        /// (``RewriteOptions/devices``): dropped from its `srcset`, or, for a `src`, replaced with
+        /// an image a device shows. It is not fetched.
+        case notShown
 
         /// How the manifest and `list --json` spell a reference left as it was: the skip reason's
-        /// name, `awaiting-type` or `declined` (not in the cache); nil when rewritten or kept for
-        /// the encoding's sake.
+        /// name, `awaiting-type`, `declined` (not in the cache) or `not-shown`; nil when rewritten
+        /// or kept for the encoding's sake.
         public var code: String? {
             switch self {
             case .rewritten, .unchangedForEncoding: nil
             case .awaitingType: "awaiting-type"
             case .notCached: "declined"
+            case .notShown: "not-shown"
             case .skipped(let reason): reason.rawValue
             }
         }
@@ -84,6 +89,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
             switch code {
             case "awaiting-type": self = .awaitingType
             case "declined": self = .notCached
+            case "not-shown": self = .notShown
             default:
                 guard let reason = SkipReason(rawValue: code) else { return nil }
                 self = .skipped(reason)
@@ -104,7 +110,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
     public var wantsImage: Bool {
         switch disposition {
         case .rewritten, .awaitingType, .notCached: true
-        case .skipped, .unchangedForEncoding: false
+        case .skipped, .unchangedForEncoding, .notShown: false
         }
     }
 

@@ -38,9 +38,11 @@ struct ResponsiveImage: Sendable, Equatable {
 
     /// The image `device` shows, with `media` and `sizes` read as browsers read them
     /// (``MediaQueryList``, ``SourceSizeList``).
-    func choice(for device: DeviceProfile) -> ImageChoice? {
+    /// - Parameter isUsable: whether a candidate's URL (as written) may be chosen; the others are
+    ///   as if the page did not offer them, as after a rewriting that drops them.
+    func choice(for device: DeviceProfile, isUsable: (String) -> Bool = { _ in true }) -> ImageChoice? {
         choice(for: device, matchesMedia: { MediaQueryList($0).matches(device) },
-               sourceSize: { SourceSizeList($0, lazy: isLazy).sourceSize(on: device) })
+               sourceSize: { SourceSizeList($0, lazy: isLazy).sourceSize(on: device) }, isUsable: isUsable)
     }
 
     /// The image `device` shows, nil when there is none (no candidate, and no `src`).
@@ -54,12 +56,13 @@ struct ResponsiveImage: Sendable, Equatable {
     ///     only for a `media` that is not absent or blank, both of which match).
     ///   - sourceSize: the source size in CSS pixels for a `sizes` attribute (nil when absent),
     ///     asked only when a candidate has a width descriptor.
+    ///   - isUsable: whether a candidate's URL (as written) may be chosen.
     func choice(for device: DeviceProfile, rule: DensityRule? = nil, matchesMedia: (String) -> Bool,
-                sourceSize: (String?) -> Double) -> ImageChoice? {
+                sourceSize: (String?) -> Double, isUsable: (String) -> Bool = { _ in true }) -> ImageChoice? {
         let rule = rule ?? DensityRule(device.engine)
         for (index, source) in sources.enumerated() {
             guard let srcset = source.srcset else { continue }
-            let candidates = ImageCandidate.parse(srcset)
+            let candidates = ImageCandidate.parse(srcset).filter { isUsable($0.url) }
             guard !candidates.isEmpty,
                   Self.matches(source.media, matchesMedia),
                   Self.isShown(source.type, by: device),
@@ -67,7 +70,8 @@ struct ResponsiveImage: Sendable, Equatable {
             else { continue }
             return Self.choice(of: set, element: .source(index), rule: rule, pixelRatio: device.pixelRatio)
         }
-        guard let set = SourceSet(candidates: srcset.map { ImageCandidate.parse($0) } ?? [], src: src,
+        guard let set = SourceSet(candidates: srcset.map { ImageCandidate.parse($0).filter { isUsable($0.url) } } ?? [],
+                                  src: src.flatMap { isUsable($0) ? $0 : nil },
                                   sourceSize: { sourceSize(sizes) })
         else { return nil }
         return Self.choice(of: set, element: .img, rule: rule, pixelRatio: device.pixelRatio)

@@ -27,6 +27,9 @@ package struct DocumentScan: Sendable {
     let leavesUnchanged: Bool
     /// Whether this is a page (its `<meta charset>` window is kept) rather than a stylesheet.
     let isPage: Bool
+    /// A page's images a browser picks among candidates for, when it is read for devices
+    /// (``RewriteOptions/devices``); empty otherwise.
+    var responsiveImages: [ResponsiveImageSpan] = []
 
     /// The images whose URL names no format, each once, in document order: their names come from
     /// their bytes, or from the cache when it saw them before (``ImageAvailability/untypedNames``).

@@ -7,17 +7,21 @@ package struct ImageAvailability: Sendable {
     /// the others keep their remote URL (``ImageReference/Disposition/notCached``). Nil rewrites
     /// every image, whose names follow from their URLs.
     package var cachedURLs: Set<String>?
+    /// Images whose download failed, by absolute URL: never rewritten, whatever the rest says.
+    /// A page read for devices then has each device choose among the others.
+    package var failedURLs: Set<String>
 
     /// Creates an availability.
-    package init(untypedNames: [String: String] = [:], cachedURLs: Set<String>? = nil) {
+    package init(untypedNames: [String: String] = [:], cachedURLs: Set<String>? = nil, failedURLs: Set<String> = []) {
         self.untypedNames = untypedNames
         self.cachedURLs = cachedURLs
+        self.failedURLs = failedURLs
     }
 
-    /// Every image whose URL names a format (live mode: pages point into the cache before the
-    /// images are in), and those whose URL names none as `untypedNames` says.
-    package static func everyTypedImage(untypedNames: [String: String] = [:]) -> ImageAvailability {
-        ImageAvailability(untypedNames: untypedNames)
+    /// Every image whose URL names a format but those that failed (live mode: pages point into
+    /// the cache before the images are in), and those whose URL names none as `untypedNames` says.
+    package static func everyTypedImage(untypedNames: [String: String] = [:], failedURLs: Set<String> = []) -> ImageAvailability {
+        ImageAvailability(untypedNames: untypedNames, failedURLs: failedURLs)
     }
 
     /// Only the images in the cache, by URL, with their cache names (build mode: the output always works).
@@ -27,6 +31,7 @@ package struct ImageAvailability: Sendable {
 
     /// Whether the image at `url` (serialised, perhaps with a fragment) is to be rewritten.
     func isCached(_ url: String) -> Bool {
+        guard failedURLs.isEmpty || !failedURLs.contains(url) else { return false }
         guard let cachedURLs else { return true }
         guard let hash = url.utf8.firstIndex(of: UInt8(ascii: "#")) else { return cachedURLs.contains(url) }
         return cachedURLs.contains(String(url[..<hash]))

@@ -47,17 +47,30 @@ extension ImageRewriter {
         }
 
         var edits: [ByteEdit] = []
+        if !scan.responsiveImages.isEmpty {
+            // Chosen now that it is known which images are there: a device whose image failed
+            // takes the one it would pick without it.
+            let pending = availability.cachedURLs == nil
+            Self.markChoices(of: scan.responsiveImages, for: options.devices, in: &references) {
+                Self.isThereOffline($0, pending: pending)
+            }
+            let kept = Self.keepingShownCandidates(of: scan.responsiveImages, in: &references, page: scan.working,
+                                                   prefix: scan.referencePrefix)
+            edits = kept.edits
+            rewrittenCount = references.lazy.filter(\.rewritten).count + (kept.spellsLocalPaths ? 1 : 0)
+        }
         // Whether the page's `<base href>` is emptied: the URLs it steered must then all change together.
         var emptiesBase = false
         if let base = scan.base, rewrittenCount > 0 || base.absoluteLinks {
-            let rewrittenStarts = Set(references.lazy.filter(\.rewritten).map(\.byteRange.lowerBound))
+            // Those dropped or replaced for devices are edited already.
+            let rewrittenStarts = Set(references.lazy.filter { $0.rewritten || $0.disposition == .notShown }.map(\.byteRange.lowerBound))
             let left = base.imageSlots.filter { !rewrittenStarts.contains($0.range.lowerBound) }
             // A `<base>` is emptied once local paths must resolve against the page's own folder,
             // or when the page is written away from its origin (a relative base would point into
             // the local folder); without one there is nothing to empty.
             let baseHref = rewrittenCount > 0 || base.absoluteLinks ? base.href : nil
             emptiesBase = baseHref != nil
-            edits = BaseElementNeutralizer(originalBase: base.originalBase, queryEncoding: base.queryEncoding)
+            edits += BaseElementNeutralizer(originalBase: base.originalBase, queryEncoding: base.queryEncoding)
                 .edits(baseHref: baseHref, slots: left + base.linkSlots)
             if emptiesBase { warnings.append(.baseEmptied(originalBase: base.originalBase)) }
         }

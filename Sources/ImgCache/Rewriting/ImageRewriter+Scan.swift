@@ -30,7 +30,8 @@ extension ImageRewriter {
         return DocumentScan(input: page, working: working, encoding: encoding, encodingSource: sniffed.source,
                             references: analysis.references, referencePrefix: options.referenceStyle.prefix,
                             linkedStylesheets: analysis.linkedStylesheets,
-                            warnings: warnings + analysis.warnings, base: analysis.base, leavesUnchanged: false, isPage: true)
+                            warnings: warnings + analysis.warnings, base: analysis.base, leavesUnchanged: false, isPage: true,
+                            responsiveImages: analysis.responsiveImages)
     }
 
     /// Hands the memory the scan used (libxml2's copy of the page, the slots) back to the system
@@ -47,6 +48,7 @@ extension ImageRewriter {
         var warnings: [RewriteWarning] = []
         var linkedStylesheets: [String] = []
         var base: BaseNeutralization?
+        var responsiveImages: [ResponsiveImageSpan] = []
     }
 
     private func analyse(_ page: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, pageURL: BrowserURL?, site: SiteTree?,
@@ -125,9 +127,7 @@ extension ImageRewriter {
         if unresolvedRelative > 0 {
             analysis.warnings.append(.relativeURLsWithoutBase(count: unresolvedRelative, .page))
         }
-        if !options.devices.isEmpty {
-            Self.markChoices(of: collector.responsiveImages, for: options.devices, in: &analysis.references)
-        }
+        analysis.responsiveImages = collector.responsiveImages
 
         if neutralizesBase, let originalBase = resolver.documentBase {
             // The page's other URL attributes (links, scripts, …), found now while the scanner
@@ -148,32 +148,6 @@ extension ImageRewriter {
 
     /// Whether one of `ranges` (sorted by start) lies within `range`; found by binary search, since
     /// a page with a `<base>` can have thousands of both links and images.
-    /// Sets ``ImageReference/shownOn`` on each candidate of `images`: the devices whose browser
-    /// picks it. A choice names its candidate by the attribute it is in and its URL as written.
-    private static func markChoices(of images: [ResponsiveImageSpan], for devices: [DeviceProfile], in references: inout [ImageReference]) {
-        // References are in document order: those in a value are found by their first byte.
-        func indices(in range: Range<Int>) -> Range<Int> {
-            var low = 0, high = references.count
-            while low < high {
-                let middle = (low + high) / 2
-                if references[middle].byteRange.lowerBound < range.lowerBound { low = middle + 1 } else { high = middle }
-            }
-            var end = low
-            while end < references.count, references[end].byteRange.lowerBound < range.upperBound { end += 1 }
-            return low..<end
-        }
-        for span in images {
-            for range in span.valueRanges {
-                for index in indices(in: range) { references[index].shownOn = [] }
-            }
-            for device in devices {
-                guard let choice = span.image.choice(for: device), let range = span.valueRange(of: choice),
-                      let index = indices(in: range).first(where: { references[$0].original == choice.url }) else { continue }
-                references[index].shownOn?.append(device.description)
-            }
-        }
-    }
-
     private static func holdsSlot(_ range: Range<Int>, _ ranges: [Range<Int>]) -> Bool {
         var low = 0
         var high = ranges.count

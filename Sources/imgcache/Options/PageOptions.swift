@@ -29,12 +29,21 @@ struct PageOptions: ParsableArguments {
     @Flag(name: .customLong("fan-out"), help: "Store images in two-hex-digit subfolders of the cache folder.")
     var fanOut = false
 
+    @Option(name: .customLong("device"), help: ArgumentHelp(
+        "A device the pages are for: WIDTHxHEIGHT@RATIO in CSS pixels (e.g. 390x844@3), or a preset. Repeatable.",
+        discussion: "Of each responsive image (srcset, sizes, picture sources), only the candidates these devices show, as their browsers pick them, are fetched and kept in the page; the others are dropped from it, so that no device reaches for an image that is not there. Without --device, every candidate. Presets: \(DeviceProfile.presets.keys.sorted().joined(separator: ", ")).",
+        valueName: "device"))
+    var devices: [String] = []
+
     func validate() throws {
         if let baseURL, BrowserURL(baseURL) == nil {
             throw ValidationError("--base-url '\(baseURL)' is not an absolute URL.")
         }
         if parsedExtensions.isEmpty {
             throw ValidationError("--extensions needs at least one extension, such as jpg,png.")
+        }
+        for device in devices where DeviceProfile(device) == nil {
+            throw ValidationError("--device '\(device)' is neither WIDTHxHEIGHT@RATIO (such as 390x844@3) nor a preset (\(DeviceProfile.presets.keys.sorted().joined(separator: ", "))).")
         }
         if let charset, HTMLEncoding(label: charset) == nil {
             throw ValidationError("--charset '\(charset)' is not an encoding label browsers know.")
@@ -55,6 +64,7 @@ struct PageOptions: ParsableArguments {
             transportEncodingLabel: charset
         )
         options.untypedImages = !extensionsOnly
+        options.devices = devices.compactMap(DeviceProfile.init)
         options.otherURLs = switch absoluteLinks {
         case nil: .automatic
         case true?: .absolute

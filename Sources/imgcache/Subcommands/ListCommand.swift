@@ -26,18 +26,6 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Print a JSON array of objects instead of one line per reference.")
     var json = false
 
-    @Option(name: .customLong("device"), help: ArgumentHelp(
-        "A device to work out each responsive image's choice for: WIDTHxHEIGHT@RATIO in CSS pixels (e.g. 390x844@3), or a preset. Repeatable.",
-        discussion: "Presets: \(DeviceProfile.presets.keys.sorted().joined(separator: ", ")).",
-        valueName: "device"))
-    var devices: [String] = []
-
-    func validate() throws {
-        for device in devices where DeviceProfile(device) == nil {
-            throw ValidationError("--device '\(device)' is neither WIDTHxHEIGHT@RATIO (such as 390x844@3) nor a preset (\(DeviceProfile.presets.keys.sorted().joined(separator: ", "))).")
-        }
-    }
-
     func run() throws {
         let input: [UInt8]
         do {
@@ -46,8 +34,7 @@ struct ListCommand: ParsableCommand {
             Diagnostics.error(error.description)
             throw ExitCode.failure
         }
-        var options = pageOptions.rewriteOptions(referenceStyle: .relativePath("images"))
-        options.devices = devices.compactMap(DeviceProfile.init)
+        let options = pageOptions.rewriteOptions(referenceStyle: .relativePath("images"))
         let result = ImageRewriter(options: options).references(in: input, pageURL: pageOptions.pageURL)
         for warning in result.warnings { Diagnostics.warn("\(page): \(warning)") }
         if json {
