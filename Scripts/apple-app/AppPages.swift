@@ -10,3 +10,11 @@ public func openPage() async throws -> String {
                                      pageURL: BrowserURL("https://example.com/blog/post.html"))
     return try String(contentsOf: page.fileURL, encoding: .utf8)
 }
+
+/// The devices a loader made on the main thread is for, by default: the screen the app runs on.
+@MainActor
+public func defaultDevices() throws -> [String] {
+    let folder = FileManager.default.temporaryDirectory.appending(path: "imgcache-app-check").path
+    let loader = OfflinePageLoader(store: try ImageCacheStore(directory: folder), transport: URLSessionTransport())
+    return loader.session.configuration.devices.map(\.description)
+}

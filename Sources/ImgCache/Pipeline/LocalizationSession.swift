@@ -103,23 +103,27 @@ public final class LocalizationSession: Sendable {
         // in, and the refresh (the moment a viewer reloads) must come after that write.
         let hold = mode == .live && (prepared.awaitsTypes || prepared.choosesPerDevice) ? notifier.hold() : nil
         defer { hold?.release() }
-        var results = await downloader.fetchAll(images)
-        if prepared.choosesPerDevice {
-            // A device whose image failed shows the one it would pick without it: fetched in
-            // turn, until every device has an image in or no candidate is left to try.
-            var tried = Set(images.lazy.map(\.url.serialized))
-            while true {
-                let failed = Set(results.lazy.filter { !$0.isCached }.map(\.url))
-                let instead = prepared.imagesInstead(of: failed, storeNaming: store.naming).filter { tried.insert($0.url.serialized).inserted }
-                guard !instead.isEmpty else { break }
-                results += await downloader.fetchAll(instead)
-            }
-        }
+        let results = await fetchImages(images, of: prepared)
         let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
         let final = mode == .live ? prepared.namingTypedImages(from: results) : prepared.keepingFailuresRemote(results)
         guard let final else { return PageLocalization(page: prepared.firstRewrite, outcomes: outcomes) }
         try await pageReady?(final)
         return PageLocalization(page: final, outcomes: outcomes)
+    }
+
+    /// Fetches a document's images; for a page read for devices, a device whose image failed
+    /// then has the one it would pick without it fetched, in turn, until every device has an
+    /// image in or no candidate is left to try. Outcomes of all of them.
+    func fetchImages(_ images: [ImageToFetch], of prepared: PreparedDocument) async -> [DownloadOutcome] {
+        var results = await downloader.fetchAll(images)
+        guard prepared.choosesPerDevice else { return results }
+        var tried = Set(images.lazy.map(\.url.serialized))
+        while true {
+            let failed = Set(results.lazy.filter { !$0.isCached }.map(\.url))
+            let instead = prepared.imagesInstead(of: failed, storeNaming: store.naming).filter { tried.insert($0.url.serialized).inserted }
+            guard !instead.isEmpty else { return results }
+            results += await downloader.fetchAll(instead)
+        }
     }
 
     /// The cache names of images whose URL names no format, for those the cache has seen (it

@@ -38,13 +38,19 @@ public final class OfflinePageLoader: Sendable {
     ///     suits `loadFileURL`; `.urlPrefix("imgcache://")` suits a scheme handler.
     ///   - debounce: how long downloads must be idle before a refresh.
     ///   - notificationCenter: where refreshes are also posted as `.imgcacheRefresh` (nil: nowhere).
+    ///   - devices: the devices pages are for (``LocalizationSession/Configuration/devices``): of
+    ///     each responsive image only what they show is fetched and kept. Nil (the default): the
+    ///     screen the app runs on, both ways up on a phone or a tablet (``DeviceProfile/screen(_:)``),
+    ///     when the loader is made on the main thread, else every candidate. Empty: every candidate.
     public convenience init(store: ImageCacheStore, transport: any ImageTransport, policy: DownloadPolicy = DownloadPolicy(),
                             referenceStyle: LocalReferenceStyle = .relativePath("."), debounce: Duration = .seconds(2),
-                            notificationCenter: NotificationCenter? = .default) {
-        self.init(session: LocalizationSession(.init(
+                            notificationCenter: NotificationCenter? = .default, devices: [DeviceProfile]? = nil) {
+        var configuration = LocalizationSession.Configuration(
             store: store, transport: transport, downloadPolicy: policy,
             rewriting: RewriteOptions(naming: store.naming, referenceStyle: referenceStyle), debounce: debounce,
-            notificationCenter: notificationCenter)))
+            notificationCenter: notificationCenter)
+        configuration.devices = devices ?? DeviceProfile.mainScreen ?? []
+        self.init(session: LocalizationSession(configuration))
     }
 
     /// Creates a loader on a session of your own making; pages refer to images as its
@@ -95,11 +101,12 @@ public final class OfflinePageLoader: Sendable {
             guard reference.rewritten, let name = reference.localName, let url = reference.url.flatMap({ BrowserURL($0) }) else { return nil }
             return (name, url)
         })
-        // The images named by their bytes: the page is written again once they are in, and the
-        // refresh waits for that write and lists the page.
-        let hold = prepared.awaitsTypes ? session.notifier.hold() : nil
+        // The images named by their bytes, and those a device takes instead of one that failed:
+        // the page is written again once they are in, and the refresh waits for that write and
+        // lists the page.
+        let hold = prepared.awaitsTypes || prepared.choosesPerDevice ? session.notifier.hold() : nil
         let downloads = Task {
-            let results = await session.downloader.fetchAll(images)
+            let results = await session.fetchImages(images, of: prepared)
             arrivals.pageFinished(expected, outcomes: results)
             guard let hold else { return results }
             var written: String?

@@ -102,4 +102,29 @@ struct DeviceFetchTests {
         #expect(!refreshes.values.isEmpty && refreshes.values.allSatisfy { $0 == 2 }, "the refresh comes after the page was written again")
         try await server.shutdown()
     }
+
+    @Test("OfflinePageLoader for a turning phone: each way up gets its pick, a failed pick is replaced, the page written again before the refresh")
+    func offlinePageLoaderForAScreen() async throws {
+        let server = try await TestImageServer.start()
+        serve(server, failing: ["/a-1280.jpg"])
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("cache"))
+        let refreshed = ThreadSafeLog<[String]>()
+        // 390x844 at 2x needs 780 pixels upright (a-1280) and 1688 turned (a-2560).
+        let loader = OfflinePageLoader(store: store, transport: AsyncHTTPClientTransport(), policy: DownloadPolicy(retries: 0),
+                                       debounce: .milliseconds(50), notificationCenter: nil,
+                                       devices: DeviceProfile.screen(width: 390, height: 844, scale: 2, turns: true))
+        let listener = Task { for await event in loader.notifier.events() { if let summary = event.refreshSummary { refreshed.append(summary.rewrittenPages) } } }
+        let page = try await loader.open(html: Array(Self.page.utf8), pageURL: BrowserURL(server.url("/page.html")), pageName: "page.html")
+        let a2560 = name(server, "/a-2560.jpg")
+        _ = await page.downloads.value
+        await loader.session.finish()
+        listener.cancel()
+        let written = try String(contentsOf: page.fileURL, encoding: .utf8)
+        // Upright, without a-1280 the phone takes the next denser, which the turned phone shows.
+        #expect(written.hasPrefix(#"<img src="\#(a2560)" srcset="\#(a2560) 2560w" sizes="100vw" alt="">"#), "\(written)")
+        #expect(["/a-1280.jpg", "/a-2560.jpg", "/a-640.jpg", "/a-320.jpg"].map(server.requestCount) == [1, 1, 0, 0])
+        #expect(refreshed.values.contains { $0 == [page.fileURL.path] }, "the refresh lists the page written again: \(refreshed.values)")
+        try await server.shutdown()
+    }
 }

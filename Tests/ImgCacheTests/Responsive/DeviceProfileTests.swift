@@ -29,4 +29,18 @@ struct DeviceProfileTests {
         #expect(chromium.imageTypes.isSuperset(of: ["image/avif", "image/webp"]))
         #expect(!chromium.imageTypes.contains("image/jxl"))
     }
+
+    @Test("a screen is a device both ways up when it turns (a phone's, a tablet's), else as it is; nonsense sizes are none")
+    func screens() {
+        let phone = DeviceProfile.screen(width: 390, height: 844, scale: 3, turns: true)
+        #expect(phone.map(\.description) == ["390x844@3", "844x390@3"])
+        #expect(phone.allSatisfy { $0.engine == .webkit && $0.pointer == .coarse })
+        #expect(DeviceProfile.screen(width: 1512, height: 982, scale: 2, turns: false).map(\.description) == ["1512x982@2"])
+        #expect(DeviceProfile.screen(width: 800, height: 800, scale: 2, turns: true).count == 1)
+        #expect(DeviceProfile.screen(width: 0, height: 844, scale: 3, turns: true).isEmpty)
+        #expect(DeviceProfile.screen(width: .nan, height: 844, scale: 3, turns: true).isEmpty)
+        #if !canImport(UIKit) && !canImport(AppKit)
+        #expect(DeviceProfile.mainScreen == nil, "no screen to ask here: the loader then keeps every candidate")
+        #endif
+    }
 }
