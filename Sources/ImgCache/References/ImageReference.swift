@@ -144,8 +144,9 @@ public struct ImageReference: Sendable, Hashable, Codable {
     /// Byte offsets of the URL's text in the input page.
     public let byteRange: Range<Int>
     /// For a candidate of an `<img>`'s `srcset` or `src`, or of a `srcset` of its `<picture>`'s
-    /// sources, when the page is read for devices (``RewriteOptions/devices``): the devices that
-    /// show it, by their ``DeviceProfile/description``, in the order given; empty when none does.
+    /// sources (or of the lazy-loading attributes a script copies into them: `data-srcset`,
+    /// `data-src`, …), when the page is read for devices (``RewriteOptions/devices``): the devices
+    /// that show it, by their ``DeviceProfile/description``, in the order given; empty when none does.
     /// Nil for every other reference, and when no devices are given.
     public internal(set) var shownOn: [String]?
     // Shared by all references of a page, so that a page with 100,000 images does not hold

@@ -37,6 +37,8 @@ final class ReferenceCollector: HTMLScanHandler {
     private let collectsResponsiveImages: Bool
     /// The `<source>` elements of the `<picture>` being read, before its `<img>`.
     private var pendingSources: [(source: ResponsiveImage.Source, srcset: Range<Int>?)] = []
+    /// The same sources as a lazy loader will make them, from their lazy `srcset` attribute.
+    private var pendingLazySources: [(source: ResponsiveImage.Source, srcset: Range<Int>?)] = []
 
     private static let backgroundElements: Set<String> = ["body", "table", "thead", "tbody", "tfoot", "tr", "td", "th"]
     private static let imageElements = Set(["img", "image", "source", "input", "video", "link", "feimage", "base"])
@@ -64,7 +66,7 @@ final class ReferenceCollector: HTMLScanHandler {
     }
 
     /// The attributes besides image URLs that a browser picks an image by.
-    private static let selectionAttributes: Set<String> = ["media", "type", "sizes", "loading"]
+    private static let selectionAttributes: Set<String> = ["media", "type", "sizes", "loading", "data-sizes"]
 
     /// The attribute names a collector looks at, made from the lazy attributes.
     private struct AttributeNames: Sendable {
@@ -124,7 +126,7 @@ final class ReferenceCollector: HTMLScanHandler {
         let name = element.name
         func value(_ attributeName: String) -> TagAttribute? { attributes.first { $0.name == attributeName }?.attribute }
         let inert = element.isInert
-        if collectsResponsiveImages, !inert { gatherResponsiveImage(element, value) }
+        if collectsResponsiveImages, !inert { gatherResponsiveImage(element, attributes, value) }
 
         for (attributeName, attribute) in attributes {
             // Most attributes (alt, class, width, …) can hold no image URL: one set lookup spares
@@ -198,23 +200,47 @@ final class ReferenceCollector: HTMLScanHandler {
 
     /// Keeps what a browser picks an image by: a `<source>` of a `<picture>` until its `<img>`,
     /// which makes a ``ResponsiveImageSpan`` of them and of itself.
-    private func gatherResponsiveImage(_ element: ElementStart, _ value: (String) -> TagAttribute?) {
+    ///
+    /// A lazy loader's attributes (`data-srcset`, `data-src`, `data-sizes`, …) make a second one:
+    /// the loader copies them into `srcset`, `src` and `sizes` when the image nears the screen,
+    /// and the browser then picks among them as it does among those. Their `sizes` may be `auto`
+    /// (lazysizes' `data-sizes="auto"`: the width the image is laid out at).
+    private func gatherResponsiveImage(_ element: ElementStart, _ attributes: [(name: String, attribute: TagAttribute)],
+                                       _ value: (String) -> TagAttribute?) {
         func text(_ name: String) -> String? { value(name).map { attributeText($0) } }
+        // The element's first lazy attribute holding a srcset, and its first holding a URL.
+        let lazySrcset = attributes.first { lazyAttributes.contains($0.name) && $0.name.hasSuffix("srcset") }
+        let lazySrc = attributes.first { lazyAttributes.contains($0.name) && !$0.name.hasSuffix("srcset") }
+        let lazySizes = text("data-sizes") ?? text("sizes")
         switch element.name {
         case "picture":
             pendingSources.removeAll()
+            pendingLazySources.removeAll()
         case "source" where element.parentName == "picture":
             let source = ResponsiveImage.Source(media: text("media"), type: text("type"), srcset: text("srcset"), sizes: text("sizes"))
             pendingSources.append((source, value("srcset")?.valueRange))
+            let lazy = ResponsiveImage.Source(media: source.media, type: source.type, srcset: lazySrcset.map { attributeText($0.attribute) },
+                                              sizes: lazySizes)
+            pendingLazySources.append((lazy, lazySrcset?.attribute.valueRange))
         case "image" where !element.inSVG, "img":
-            let sources = element.parentName == "picture" ? pendingSources : []
+            let inPicture = element.parentName == "picture"
+            let sources = inPicture ? pendingSources : [], lazySources = inPicture ? pendingLazySources : []
             pendingSources.removeAll()
-            let srcset = text("srcset"), src = text("src")
-            guard srcset != nil || !sources.isEmpty else { return }
-            let image = ResponsiveImage(sources: sources.map(\.source), srcset: srcset, sizes: text("sizes"), src: src,
-                                        isLazy: text("loading")?.lowercased() == "lazy")
-            responsiveImages.append(ResponsiveImageSpan(image: image, sourceSrcsets: sources.map(\.srcset),
-                                                        srcset: value("srcset")?.valueRange, src: value("src")?.valueRange))
+            pendingLazySources.removeAll()
+            let srcset = text("srcset")
+            if srcset != nil || !sources.isEmpty {
+                let image = ResponsiveImage(sources: sources.map(\.source), srcset: srcset, sizes: text("sizes"), src: text("src"),
+                                            isLazy: text("loading")?.lowercased() == "lazy")
+                responsiveImages.append(ResponsiveImageSpan(image: image, sourceSrcsets: sources.map(\.srcset),
+                                                            srcset: value("srcset")?.valueRange, src: value("src")?.valueRange))
+            }
+            if lazySrcset != nil || lazySources.contains(where: { $0.srcset != nil }) {
+                let image = ResponsiveImage(sources: lazySources.map(\.source), srcset: lazySrcset.map { attributeText($0.attribute) },
+                                            sizes: lazySizes, src: lazySrc.map { attributeText($0.attribute) }, isLazy: true)
+                responsiveImages.append(ResponsiveImageSpan(image: image, sourceSrcsets: lazySources.map(\.srcset),
+                                                            srcset: lazySrcset?.attribute.valueRange,
+                                                            src: lazySrc?.attribute.valueRange))
+            }
         default:
             break
         }

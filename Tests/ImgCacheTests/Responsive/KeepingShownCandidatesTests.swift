@@ -127,5 +127,20 @@ extension Responsive {
             let text = String(decoding: result.bytes, as: UTF8.self)
             #expect(text == #"<base href=""><img srcset="\#(local("b.png", in: result)) 2x"><a href="https://cdn.example.com/img/x.html">x</a>"#)
         }
+    
+        @Test("a lazy loader's attributes (data-srcset, data-src, data-sizes=auto) are chosen among as the srcset, src and sizes it makes")
+        func lazyAttributes() {
+            let page = """
+                <picture><source type="image/webp" data-srcset="l-400.webp 400w, l-800.webp 800w" data-sizes="auto">\
+                <img src="data:image/gif;base64,R0lGOD" data-src="l-800.jpg" data-srcset="l-400.jpg 400w, l-800.jpg 800w" data-sizes="auto"></picture>
+                """
+            let result = rewrite(page, for: [Self.small])
+            let webp = local("l-400.webp", in: result)
+            #expect(String(decoding: result.bytes, as: UTF8.self) == """
+                <picture><source type="image/webp" data-srcset="\(webp) 400w" data-sizes="auto">\
+                <img src="data:image/gif;base64,R0lGOD" data-src="\(webp)" data-srcset="" data-sizes="auto"></picture>
+                """)
+            #expect(result.references.filter { $0.disposition == .notShown }.map(\.original) == ["l-800.webp", "l-800.jpg", "l-400.jpg", "l-800.jpg"])
+        }
     }
 }
