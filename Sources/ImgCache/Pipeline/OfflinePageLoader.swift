@@ -40,7 +40,7 @@ public final class OfflinePageLoader: Sendable {
     ///   - notificationCenter: where refreshes are also posted as `.imgcacheRefresh` (nil: nowhere).
     ///   - devices: the devices pages are for (``LocalizationSession/Configuration/devices``): of
     ///     each responsive image only what they show is fetched and kept. Nil (the default): the
-    ///     screen the app runs on, both ways up on a phone or a tablet (``DeviceProfile/screen(_:)``),
+    ///     screen the app runs on, both ways up on a phone or a tablet (`DeviceProfile.screen(_:)` on Apple platforms),
     ///     when the loader is made on the main thread, else every candidate. Empty: every candidate.
     public convenience init(store: ImageCacheStore, transport: any ImageTransport, policy: DownloadPolicy = DownloadPolicy(),
                             referenceStyle: LocalReferenceStyle = .relativePath("."), debounce: Duration = .seconds(2),
