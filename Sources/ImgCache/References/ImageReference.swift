@@ -145,7 +145,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
     public let byteRange: Range<Int>
     /// For a candidate of an `<img>`'s `srcset` or `src`, or of a `srcset` of its `<picture>`'s
     /// sources (or of the lazy-loading attributes a script copies into them: `data-srcset`,
-    /// `data-src`, …), when the page is read for devices (``RewriteOptions/devices``): the devices
+    /// `data-src`, …, and of a responsive preload's `imagesrcset` and `href`), when the page is read for devices (``RewriteOptions/devices``): the devices
     /// that show it, by their ``DeviceProfile/description``, in the order given; empty when none does.
     /// Nil for every other reference, and when no devices are given.
     public internal(set) var shownOn: [String]?

@@ -66,7 +66,7 @@ final class ReferenceCollector: HTMLScanHandler {
     }
 
     /// The attributes besides image URLs that a browser picks an image by.
-    private static let selectionAttributes: Set<String> = ["media", "type", "sizes", "loading", "data-sizes"]
+    private static let selectionAttributes: Set<String> = ["media", "type", "sizes", "loading", "data-sizes", "imagesizes"]
 
     /// The attribute names a collector looks at, made from the lazy attributes.
     private struct AttributeNames: Sendable {
@@ -222,6 +222,13 @@ final class ReferenceCollector: HTMLScanHandler {
             let lazy = ResponsiveImage.Source(media: source.media, type: source.type, srcset: lazySrcset.map { attributeText($0.attribute) },
                                               sizes: lazySizes)
             pendingLazySources.append((lazy, lazySrcset?.attribute.valueRange))
+        case "link" where value("imagesrcset") != nil:
+            // A responsive preload: the browser fetches what it would pick for an `img` of that
+            // `srcset`, `sizes` and `src`, and the page's own `img` then finds it.
+            guard LinkRelation(text("rel") ?? "").isPreload, text("as")?.lowercased() == "image" else { return }
+            let image = ResponsiveImage(srcset: text("imagesrcset"), sizes: text("imagesizes"), src: text("href"))
+            responsiveImages.append(ResponsiveImageSpan(image: image, sourceSrcsets: [], srcset: value("imagesrcset")?.valueRange,
+                                                        src: value("href")?.valueRange))
         case "image" where !element.inSVG, "img":
             let inPicture = element.parentName == "picture"
             let sources = inPicture ? pendingSources : [], lazySources = inPicture ? pendingLazySources : []

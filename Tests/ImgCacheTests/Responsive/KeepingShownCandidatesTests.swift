@@ -142,5 +142,19 @@ extension Responsive {
                 """)
             #expect(result.references.filter { $0.disposition == .notShown }.map(\.original) == ["l-800.webp", "l-800.jpg", "l-400.jpg", "l-800.jpg"])
         }
+    
+        @Test("a responsive preload keeps the candidate the devices show, as the img it is for does")
+        func preload() {
+            let page = """
+                <link rel=preload as=image href="h-640.jpg" imagesrcset="h-640.jpg 640w, h-1280.jpg 1280w" imagesizes="100vw">\
+                <img src="h-640.jpg" srcset="h-640.jpg 640w, h-1280.jpg 1280w" sizes="100vw">
+                """
+            let result = rewrite(page, for: [Self.large])
+            let large = local("h-1280.jpg", in: result)
+            #expect(String(decoding: result.bytes, as: UTF8.self) == """
+                <link rel=preload as=image href="\(large)" imagesrcset="\(large) 1280w" imagesizes="100vw">\
+                <img src="\(large)" srcset="\(large) 1280w" sizes="100vw">
+                """)
+        }
     }
 }
