@@ -47,9 +47,7 @@ struct PreparedDocument: Sendable {
         // each doubling, on the way from the page to its first image request.
         var seen = Set<String>(minimumCapacity: rendering.references.count)
         return rendering.references.compactMap { reference -> ImageToFetch? in
-            // A candidate no device shows is not fetched, even where the page cannot yet do
-            // without it (a `src` to point at an image that is still to be named by its bytes).
-            guard reference.rewritten || reference.disposition == .awaitingType, reference.shownOn?.isEmpty != true, let url = reference.url,
+            guard reference.rewritten || reference.disposition == .awaitingType, let url = reference.url,
                   seen.insert(url).inserted, let parsed = BrowserURL(url) else { return nil }
             return ImageToFetch(parsed, urlName: sameNaming && reference.nameSource == .url ? reference.localName : nil)
         }

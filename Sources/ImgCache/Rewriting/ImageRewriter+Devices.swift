@@ -68,10 +68,17 @@ extension ImageRewriter {
             }
             guard let srcRange = span.src, let src = references.indices(startingIn: srcRange).first,
                   !isShown(src), references[src].wantsImage,
-                  !kept.contains(where: { references[$0].url == references[src].url }),
-                  let substitute = kept.first(where: { references[$0].rewritten }),
-                  let name = references[substitute].localNameValue
+                  !kept.contains(where: { references[$0].url == references[src].url })
             else { continue }
+            // Kept as it is (and fetched) when no kept image is local: the devices show an inline
+            // placeholder, say. Nor is it fetched when the image to put there is still to be
+            // named by its bytes: a later rendering puts it there.
+            guard let substitute = kept.first(where: { references[$0].rewritten }),
+                  let name = references[substitute].localNameValue
+            else {
+                if kept.contains(where: { references[$0].disposition == .awaitingType }) { references[src].disposition = .notShown }
+                continue
+            }
             var path = Array(prefix.utf8)
             name.append(to: &path)
             references[src].disposition = .notShown

@@ -156,5 +156,14 @@ extension Responsive {
                 <img src="\(large)" srcset="\(large) 1280w" sizes="100vw">
                 """)
         }
+    
+        @Test("a src no device shows stays, and is fetched, when the devices show only an inline placeholder: no kept image is local")
+        func srcBesideAPlaceholder() {
+            let page = #"<picture><source srcset="data:image/gif;base64,R0lGOD 1w" data-srcset="p-800.jpg 800w"><img src="p-lq.jpg"></picture>"#
+            let result = rewrite(page, for: [Self.small])
+            #expect(String(decoding: result.bytes, as: UTF8.self)
+                == #"<picture><source srcset="data:image/gif;base64,R0lGOD 1w" data-srcset="\#(local("p-800.jpg", in: result)) 800w"><img src="\#(local("p-lq.jpg", in: result))"></picture>"#)
+            #expect(result.references.first { $0.original == "p-lq.jpg" }?.wantsImage == true)
+        }
     }
 }
