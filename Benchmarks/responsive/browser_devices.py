@@ -60,6 +60,7 @@ import os
 import pathlib
 import queue
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -192,7 +193,7 @@ def view_in_frame(arguments, log_path, wrapper_url):
     Chromium may put the frame in a process of its own (a web page in a file: page does, whatever the
     site isolation flags): frames are attached as they start (Target.setAutoAttach, paused until their
     Network domain is on), so that their requests are seen from the first.
-    → {state, images, title, requests: [(url, type)] made by the frame, load_event: bool}"""
+    → {state, images, title, requests: [(url, type)] made in the frame, load_event: bool}"""
     browser = browser_check.DevToolsPipe(arguments, log_path)
     try:
         target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -226,10 +227,13 @@ def view_in_frame(arguments, log_path, wrapper_url):
                 browser.events.append(browser._next(min(deadline, time.monotonic() + 0.5)))
             except (queue.Empty, TimeoutError):
                 pass
-        if len(children) > 1:
-            raise RuntimeError(f"the wrapper has {len(children)} frames, not 1")
-        if children:
-            frame_session, info = next(iter(children.items()))
+        # The wrapper's own frame: a frame in a process of its own whose parent is the wrapper, else the
+        # wrapper's child in its process (the frames attached are then the page's own frames').
+        own = [(child, info) for child, info in children.items() if info.get("parentFrameId") == target]
+        if len(own) > 1:
+            raise RuntimeError(f"the wrapper has {len(own)} frames, not 1")
+        if own:
+            frame_session, info = own[0]
             frame_id = info["targetId"]
         else:
             frame_session = session
@@ -251,12 +255,12 @@ def view_in_frame(arguments, log_path, wrapper_url):
             time.sleep(0.1)
             state = evaluate(browser, frame_session, context, FRAME_STATE)
         state["scrollSteps"] = steps
-        state["process"] = "own" if children else "shared"
+        state["process"] = "own" if own else "shared"
         report = evaluate(browser, frame_session, context, COLLECT)
+        # Every request but the wrapper's own: the page's, and those of the frames in it.
         requests = [(e["params"]["request"]["url"], e["params"].get("type", ""))
                     for e in browser.events
-                    if e.get("method") == "Network.requestWillBeSent"
-                    and (e.get("sessionId") in children or e["params"].get("frameId") == frame_id)]
+                    if e.get("method") == "Network.requestWillBeSent" and e["params"].get("frameId") != target]
         return {"state": state, "images": report["images"], "title": report["title"], "requests": requests,
                 "load_event": load_event}
     finally:
@@ -336,8 +340,13 @@ def strip_fragment(url):
     return url.split("#", 1)[0]
 
 
+STOP = threading.Event()     # set by SIGINT or SIGTERM: the runs not yet started are skipped
+
+
 def run_job(options, job, proxies, work):
     page, base_url, device_text = job
+    if STOP.is_set():
+        return {"page": page, "url": base_url, "device": device_text, "error": "not run: stopped", "seconds": 0}
     device = parse_device(device_text)
     proxy = proxies.get()
     started = time.monotonic()
@@ -481,7 +490,7 @@ def summarise(records):
     c = dict.fromkeys(("pages", "failed", "img", "responsive", "online_src", "online_shown", "compared", "same",
                        "same_decoded", "different", "neither", "broken", "remote", "all_broken", "all_remote",
                        "remote_image_requests", "remote_other_images", "remote_other_requests", "wire", "noscript",
-                       "remote_candidates"), 0)
+                       "remote_candidates", "broken_both", "compared_web", "same_web"), 0)
     c["pages"] = len({r["page"] for r in records})
     for r in records:
         if r["error"]:
@@ -502,19 +511,26 @@ def summarise(records):
             c["noscript"] += bool(e["markup"].get("noscript"))
             c["online_src"] += bool(e["online"])
             c["online_shown"] += e["online_width"] > 0
-            c["broken"] += e["offline_state"] == "broken"
+            # Broken offline counts when online showed it; a page's own placeholder (e.g. srcset="data:,1w",
+            # waiting for a lazy-loading script) that shows nothing online either is counted apart.
+            c["broken"] += e["offline_state"] == "broken" and e["online_width"] > 0
+            c["broken_both"] += e["offline_state"] == "broken" and e["online_width"] == 0
             c["remote"] += e["offline_state"] == "remote"
             c["remote_candidates"] += bool(e.get("remote_candidates"))
             if e["same"] == "neither shows one":
                 c["neither"] += 1
                 continue
             c["compared"] += 1
+            web = urllib.parse.urlsplit(e["online"]).scheme.lower() in ("http", "https")
+            c["compared_web"] += web
             if e["same"].startswith("same"):
                 c["same"] += 1
+                c["same_web"] += web
                 c["same_decoded"] += e["same"] != "same"
             else:
                 c["different"] += 1
     c["same_pct"] = 100.0 * c["same"] / c["compared"] if c["compared"] else 0.0
+    c["same_web_pct"] = 100.0 * c["same_web"] / c["compared_web"] if c["compared_web"] else 0.0
     return c
 
 
@@ -572,6 +588,14 @@ def report(records, devices, options):
     print(f"Responsive images online: {total['online_src']} of {total['responsive']} had a currentSrc, "
           f"{total['online_shown']} were shown (naturalWidth > 0); {total['neither']} had none online or offline; "
           f"{total['noscript']} were in <noscript>; {total['same_decoded']} counted the same only after percent-decoding.")
+    print(f"Compared: {total['compared']} responsive images with a currentSrc online; {total['compared_web']} of them "
+          f"an http(s) image (the rest a data: URL, e.g. a lazy-loading placeholder), the same offline for "
+          f"{total['same_web']} ({total['same_web_pct']:.1f}%).")
+    for row in rows[:-1]:
+        if row["compared_web"] and row["same_web_pct"] < SAME_TARGET:
+            print(f"  {row['device']}: the same http(s) image for {row['same_web_pct']:.1f}%")
+    print(f"Responsive images shown neither online nor offline (naturalWidth 0 in both; not counted as broken): "
+          f"{total['broken_both']}.")
     print(f"Responsive images that still name a remote URL offline (in src, srcset or a source): "
           f"{total['remote_candidates']}.")
     print(f"All <img> elements offline, responsive or not: {total['all_broken']} broken, {total['all_remote']} remote. "
@@ -589,7 +613,9 @@ def report(records, devices, options):
         print(f"\nPages whose <img> count differs online and offline ({len(counts)}; matched by order up to the shorter):")
         for r in counts:
             print(f"  {r['device']}  {r['page']}: {r['img_count_differs']}")
-    groups = (("broken offline", lambda e: e["responsive"] and e["offline_state"] == "broken"),
+    groups = (("broken offline", lambda e: e["responsive"] and e["offline_state"] == "broken" and e["online_width"] > 0),
+              ("shown neither online nor offline", lambda e: e["responsive"] and e["offline_state"] == "broken"
+               and e["online_width"] == 0),
               ("remote offline", lambda e: e["responsive"] and e["offline_state"] == "remote"),
               ("a different image offline", lambda e: e["responsive"] and e["offline_state"] not in ("broken", "remote")
                and e["same"] == "different"))
@@ -598,7 +624,11 @@ def report(records, devices, options):
         if hits:
             print(f"\nResponsive images {title} ({len(hits)}):")
             for r, e in hits[:options.list]:
-                print(describe(r, e))
+                if title.startswith("shown neither"):    # the page's own: one line each
+                    print(f"  {r['device']}  {r['page']}  img #{e['index']}: online {shorten(e['online'], 80)}, "
+                          f"offline {shorten(e['offline'], 80)}")
+                else:
+                    print(describe(r, e))
             if len(hits) > options.list:
                 print(f"  … and {len(hits) - options.list} more (--list N, or --json FILE for all)")
     for kind in ("Image (responsive)", "Image (other)"):
@@ -650,10 +680,17 @@ def main():
                         help="a control: localise every page for this device whatever device views it (the check "
                              "should then fail on the other devices)")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
+    parser.add_argument("--from-json", metavar="FILE", help="print the report of a run saved with --json; run nothing")
     options = parser.parse_args()
     devices = [d.strip() for d in options.devices.split(",") if d.strip()]
     for d in devices:
         parse_device(d)
+    if options.from_json:
+        records = json.loads(pathlib.Path(options.from_json).read_text())
+        devices = [d for d in devices if any(r["device"] == d for r in records)] + \
+                  sorted({r["device"] for r in records} - set(devices))
+        print(f"browser_devices: the {len(records)} runs saved in {options.from_json}")
+        return report(records, devices, options)
     options.imgcache = str(pathlib.Path(options.imgcache).resolve())
 
     base_urls = json.loads((pathlib.Path(options.pages) / "base_urls.json").read_text())
@@ -672,6 +709,11 @@ def main():
     jobs = [(p, base_urls[p], d) for p in pages for d in devices]
     print(f"{len(pages)} responsive pages x {len(devices)} devices = {len(jobs)} runs, {options.jobs} at once; "
           f"imgcache {options.imgcache}; work {work}; page scripts {'on' if options.javascript else 'off'}", file=sys.stderr)
+    def stop(signum, _frame):
+        STOP.set()
+        print(f"signal {signum}: finishing the runs under way, skipping the rest", file=sys.stderr)
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
     proxies = queue.Queue()
     started_proxies = []
     records = []
@@ -710,7 +752,7 @@ def main():
         print(f"kept: {work}")
     else:
         shutil.rmtree(work, ignore_errors=True)
-    return status
+    return 130 if STOP.is_set() else status
 
 
 if __name__ == "__main__":
