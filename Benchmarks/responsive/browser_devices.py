@@ -4,7 +4,8 @@ a local image for every responsive image, and the same one Chromium shows online
 
 usage: browser_devices.py [--imgcache BIN] [--pages DIR] [--limit N] [--only TEXT ...]
                           [--devices 390x844@3,820x1180@2,1280x800@1] [--work DIR] [--keep]
-                          [--jobs 2] [--javascript] [--json FILE] [--chromium BIN]
+                          [--jobs 2] [--javascript] [--scrollbars] [--json FILE] [--from-json FILE]
+                          [--list N] [--localise-for WxH@R] [--chromium BIN]
 
 For each saved page of DIR (default /work/shared/pages: its base_urls.json gives the URL each page is
 served from) that has a srcset attribute or a <picture> (real_pages.py's RESPONSIVE), and for each
@@ -38,7 +39,9 @@ a script that fails differently would make the two runs differ for reasons that 
 With scripts off, Chromium loads loading="lazy" images at once (as the HTML standard says), and
 <noscript> content is parsed as markup, so its images are counted too (imgcache localises them).
 --javascript runs the pages' inline scripts in both runs instead (their external scripts are 404
-online and absent offline).
+online and absent offline). Scrollbars are hidden (as on a phone; --scrollbars shows classic ones).
+--localise-for WxH@R is a control: every page is localised for that device whatever device views it,
+and the check must then fail.
 
 Prints a table per device and in all: pages, <img> elements, responsive images, how many had a
 currentSrc online and how many were shown online (naturalWidth > 0), offline broken and remote, the
@@ -100,7 +103,7 @@ def parse_device(text):
 
 # MARK: - Chromium
 
-def chromium_arguments(chromium, profile, net_log, device, proxy_port=None):
+def chromium_arguments(chromium, profile, net_log, device, proxy_port=None, scrollbars=False):
     """browser_check.py's flags (no background traffic, networking off), at the device's pixel ratio, in
     a window big enough for the device's frame, with the frame in the page's process (so that one
     DevTools session sees its requests and can reach its document). With proxy_port: online, through
@@ -119,7 +122,10 @@ def chromium_arguments(chromium, profile, net_log, device, proxy_port=None):
     else:
         arguments += ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"]
     arguments += [f"--force-device-scale-factor={ratio}", f"--window-size={max(width, 500) + 60},{height + 60}",
-                  "--hide-scrollbars", "--disable-site-isolation-trials", "--disable-quic", "about:blank"]
+                  "--disable-site-isolation-trials", "--disable-quic"]
+    if not scrollbars:
+        arguments.append("--hide-scrollbars")    # as on a phone: the frame's layout width is the device's
+    return arguments + ["about:blank"]
     return arguments
 
 
@@ -359,7 +365,7 @@ def run_job(options, job, proxies, work):
         # 1. Online, through the proxy, which serves the page at its URL.
         proxy.serve(base_url, path.resolve())
         online = view_in_frame(chromium_arguments(options.chromium, folder / "profile-online", folder / "netlog-online.json",
-                                                  device, proxy.port),
+                                                  device, proxy.port, options.scrollbars),
                                folder / "chromium-online.log",
                                wrapper_page(folder / "online.html", base_url, device, options.javascript))
         # 2. imgcache fetch --device, then offline.
@@ -377,7 +383,8 @@ def run_job(options, job, proxies, work):
         manifest = json.loads((out / "imgcache-manifest.json").read_text())
         local_page = out / path.name
         net_log = folder / "netlog-offline.json"
-        offline = view_in_frame(chromium_arguments(options.chromium, folder / "profile-offline", net_log, device),
+        offline = view_in_frame(chromium_arguments(options.chromium, folder / "profile-offline", net_log, device,
+                                                   scrollbars=options.scrollbars),
                                 folder / "chromium-offline.log",
                                 wrapper_page(folder / "offline.html", local_page.as_uri(), device, options.javascript))
         log = browser_check.NetLog(net_log)
@@ -659,6 +666,19 @@ def report(records, devices, options):
     return 0
 
 
+def fingerprint(path):
+    """The executable's size, time and digest: the run says which build it checked, and whether it was
+    replaced while it ran."""
+    import hashlib
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    stat = os.stat(path)
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stat.st_mtime))
+    return f"{stat.st_size} bytes, {stamp}, sha256 {digest.hexdigest()[:16]}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -676,6 +696,8 @@ def main():
     parser.add_argument("--json", help="write every run's record (every <img>) to FILE")
     parser.add_argument("--list", type=int, default=200, help="list at most N images per group (default 200)")
     parser.add_argument("--timeout", type=float, default=300, help="imgcache fetch is stopped after S seconds")
+    parser.add_argument("--scrollbars", action="store_true",
+                        help="classic scrollbars, as on a desktop (default: hidden, as on a phone)")
     parser.add_argument("--localise-for", metavar="WxH@R",
                         help="a control: localise every page for this device whatever device views it (the check "
                              "should then fail on the other devices)")
@@ -707,6 +729,7 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     options.ca_cert, ca_key = make_ca(work / "tls")
     jobs = [(p, base_urls[p], d) for p in pages for d in devices]
+    build = fingerprint(options.imgcache)
     print(f"{len(pages)} responsive pages x {len(devices)} devices = {len(jobs)} runs, {options.jobs} at once; "
           f"imgcache {options.imgcache}; work {work}; page scripts {'on' if options.javascript else 'off'}", file=sys.stderr)
     def stop(signum, _frame):
@@ -742,11 +765,17 @@ def main():
         for proxy in started_proxies:
             proxy.stop()
     records.sort(key=lambda r: (r["page"], devices.index(r["device"])))
+    build_after = fingerprint(options.imgcache)
     if options.json:
         pathlib.Path(options.json).write_text(json.dumps(records, indent=1))
     print(f"browser_devices: {len(jobs)} runs in {time.monotonic() - started:.0f} s; imgcache {options.imgcache}; "
           f"devices {', '.join(devices)}; page scripts {'on' if options.javascript else 'off'}"
+          + ("; classic scrollbars" if options.scrollbars else "")
           + (f"; CONTROL: every page localised for {options.localise_for}" if options.localise_for else ""))
+    print(f"imgcache build: {build}")
+    if build_after != build:
+        print(f"WARNING: the imgcache executable was replaced during the run (now {build_after}): "
+              f"the runs did not all check the same build")
     status = report(records, devices, options)
     if options.keep:
         print(f"kept: {work}")
