@@ -3,6 +3,7 @@
 benchmark's stand-in for the whole web when it localises real saved pages (run.sh --real-pages).
 
 usage: catchall_proxy.py --ca-cert CA.pem --ca-key CA.key --log LOG [--port 0] [--certs DIR]
+                         [--decodable] [--pages MAP.json]
 
 Listens on 127.0.0.1 only and connects nowhere: nothing leaves the machine.
 - a plain-http GET (absolute-form, `GET http://host/path HTTP/1.1`) is answered at once;
@@ -20,6 +21,19 @@ Every GET or HEAD gets 200 and an image (other methods 405), over keep-alive HTT
 Each answer's bytes are distinct (the URL's digest is written in its padding). The makers are
 make_site.py's (a valid JPEG, PNG or GIF of that size; AVIF and WebP files with valid magic bytes).
 
+Two options for a browser behind the proxy (browser_devices.py); the benchmark (run.sh) uses neither:
+- --decodable: AVIF and WebP answers are real images a browser decodes (make_site.py's are not): one
+  colour, the same width and height, encoded with Pillow (>= 11.3, for AVIF; made once per type and
+  size), then padded to the same byte size as before — WebP as the extended format (VP8X with the XMP
+  flag, the image, an XMP chunk of padding), AVIF with a top-level `free` box after the file — so the
+  bytes stay in proportion to the pixels. The other types are unchanged (already decodable).
+- --pages MAP.json: {page URL: file}: a GET for one of those URLs (fragment dropped, host lower-cased,
+  an empty path taken as /) is answered with that file's bytes as text/html, with no charset (as a
+  browser opening the file from disk sees it); the map is read again whenever the file changes. And a
+  browser's request for anything but an image — `Sec-Fetch-Dest` other than image or empty, or without
+  it (plain http) an Accept that asks for text/html or text/css first — is answered 404, so that a
+  page's stylesheets, scripts, fonts and frames fail online as they do offline.
+
 Prints `ready PORT` on standard output once listening. Writes one line per answered request to LOG
 *before* sending the body (so a client that has exited has all its lines in): scheme, host, method,
 status, content type, body bytes, width and the hint it came from (`640 w=`, `640 -Nw`, `640 /N/`, or -),
@@ -30,11 +44,13 @@ import datetime
 import hashlib
 import importlib.util
 import ipaddress
+import json
 import os
 import re
 import signal
 import socketserver
 import ssl
+import struct
 import sys
 import tempfile
 import threading
@@ -96,6 +112,90 @@ def image_kind(parsed, accept):
     return "jpg"
 
 
+DECODABLE = {}      # (kind, width, height) → Pillow's encoding of a one-colour image
+DECODABLE_LOCK = threading.Lock()
+
+
+def decodable_image(kind, width, height, size, tag):
+    """A WebP or AVIF that decodes to width x height, of `size` bytes (or the least it needs, if more)."""
+    key = (kind, width, height)
+    with DECODABLE_LOCK:
+        encoded = DECODABLE.get(key)
+    if encoded is None:
+        import io
+        from PIL import Image
+        out = io.BytesIO()
+        image = Image.new("RGB", (width, height), (128, 140, 152))
+        if kind == "webp":
+            image.save(out, "WEBP", quality=50, method=0)
+        else:
+            image.save(out, "AVIF", quality=30, speed=10)
+        encoded = out.getvalue()
+        with DECODABLE_LOCK:
+            DECODABLE[key] = encoded
+    if kind == "avif":
+        rest = max(8 + len(tag), size - len(encoded))
+        return encoded + struct.pack(">I", rest) + b"free" + site._padding(tag, rest - 8)
+    # WebP: the simple file's image chunk (VP8 or VP8L) inside the extended format, then XMP padding.
+    image_chunk = encoded[12:]
+    vp8x = struct.pack("<I", 0x04) + struct.pack("<I", width - 1)[:3] + struct.pack("<I", height - 1)[:3]
+    chunks = b"VP8X" + struct.pack("<I", len(vp8x)) + vp8x + image_chunk
+    rest = size - 12 - len(chunks) - 8
+    rest = max(len(tag) + len(tag) % 2, rest - rest % 2)
+    chunks += b"XMP " + struct.pack("<I", rest) + site._padding(tag, rest)
+    return b"RIFF" + struct.pack("<I", 4 + len(chunks)) + b"WEBP" + chunks
+
+
+def make_image(kind, width, height, size=None, tag=b""):
+    if DECODABLE_ON[0] and kind in ("webp", "avif"):
+        return decodable_image(kind, width, height, site.target_size(kind, width, height) if size is None else size, tag)
+    return site.make_image(kind, width, height, size=size, tag=tag)
+
+
+DECODABLE_ON = [False]
+
+
+def page_key(url):
+    """A page URL as --pages matches it: no fragment, scheme and host lower-case, an empty path as /."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+
+
+class Pages:
+    """--pages: {page URL: file}, read again when the file changes."""
+
+    def __init__(self, path):
+        self.path = path
+        self.stamp = None
+        self.pages = {}
+        self.lock = threading.Lock()
+
+    def lookup(self, url):
+        with self.lock:
+            try:
+                stat = os.stat(self.path)
+                stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            except OSError:
+                stamp = None
+            if stamp != self.stamp:
+                self.stamp = stamp
+                try:
+                    with open(self.path, encoding="utf-8") as f:
+                        self.pages = {page_key(u): p for u, p in json.load(f).items()}
+                except (OSError, ValueError):
+                    self.pages = {}
+            return self.pages.get(page_key(url))
+
+
+def not_an_image(headers):
+    """True when a browser asks for something that is not an image (see --pages)."""
+    dest = headers.get("sec-fetch-dest", "").lower()
+    if dest:
+        return dest not in ("image", "empty")
+    accept = headers.get("accept", "").lower()
+    return accept.startswith(("text/html", "text/css", "application/xhtml"))
+
+
 def answer(url, accept):
     """→ (content type, body, "WIDTH HINT" or '-')"""
     parsed = urllib.parse.urlsplit(url)
@@ -108,9 +208,9 @@ def answer(url, accept):
                 f'<rect width="{w}" height="{h}" fill="#888"/></svg>\n').encode()
         return MIME[kind], body, f"{width} {how}" if width else "-"
     if width:
-        body = site.make_image(kind, width, max(1, width * 2 // 3), tag=tag)
+        body = make_image(kind, width, max(1, width * 2 // 3), tag=tag)
     else:
-        body = site.make_image(kind, *DEFAULT_DIMS, size=DEFAULT_SIZE, tag=tag)
+        body = make_image(kind, *DEFAULT_DIMS, size=DEFAULT_SIZE, tag=tag)
     return MIME[kind], body, f"{width} {how}" if width else "-"
 
 
@@ -230,13 +330,20 @@ class Handler(socketserver.BaseRequestHandler):
             close = headers.get("connection", "").lower() == "close" or (len(parts) > 2 and parts[2] == "HTTP/1.0")
             if "content-length" in headers:
                 rfile.read(int(headers["content-length"] or 0))
-            if method in ("GET", "HEAD"):
+            page = self.server.pages.lookup(url) if self.server.pages and method in ("GET", "HEAD") else None
+            if page:
+                with open(page, "rb") as f:
+                    ctype, body, width, status = "text/html", f.read(), "page", 200
+            elif self.server.pages and method in ("GET", "HEAD") and not_an_image(headers):
+                ctype, body, width, status = "text/plain", b"not an image\n", "-", 404
+            elif method in ("GET", "HEAD"):
                 ctype, body, width = answer(url, headers.get("accept"))
                 status = 200
             else:
                 ctype, body, width, status = "text/plain", b"only GET and HEAD\n", "-", 405
             self.server.log.write(scheme, host, method, status, ctype, len(body), width, url)
-            head = (f"HTTP/1.1 {status} {'OK' if status == 200 else 'Method Not Allowed'}\r\n"
+            reason = {200: "OK", 404: "Not Found", 405: "Method Not Allowed"}[status]
+            head = (f"HTTP/1.1 {status} {reason}\r\n"
                     f"Content-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
                     f"Cache-Control: max-age=3600\r\nConnection: {'close' if close else 'keep-alive'}\r\n\r\n")
             sock.sendall(head.encode() + (body if method != "HEAD" else b""))
@@ -258,12 +365,21 @@ def main():
     parser.add_argument("--log", required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--certs", help="folder for the leaf certificates (default: a temp folder)")
+    parser.add_argument("--decodable", action="store_true",
+                        help="AVIF and WebP answers a browser can decode (needs Pillow >= 11.3)")
+    parser.add_argument("--pages", help="JSON {page URL: file}: serve these pages; 404 for a browser's other non-image requests")
     args = parser.parse_args()
+    if args.decodable:
+        from PIL import features
+        if not (features.check("webp") and features.check("avif")):
+            sys.exit("catchall_proxy.py --decodable: this Pillow cannot write WebP and AVIF (Pillow >= 11.3 can)")
+        DECODABLE_ON[0] = True
     folder = args.certs or tempfile.mkdtemp(prefix="catchall-certs.")
     os.makedirs(folder, exist_ok=True)
     server = Server(("127.0.0.1", args.port), Handler)
     server.certs = Certificates(args.ca_cert, args.ca_key, folder)
     server.log = Log(args.log)
+    server.pages = Pages(args.pages) if args.pages else None
     print(f"ready {server.server_address[1]}", flush=True)
 
     def stop(*_):
