@@ -19,7 +19,7 @@ let otherPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 // applies, and a PIE Swift binary holds 126,000 relative ones (3 MB of `.rela.dyn`, read whole at
 // each start) and exports its 36,000 symbols (dynamic symbol tables the loader searches).
 // lld packs the relocations into a few KB (DT_RELR) and exports nothing, which takes about 4 MB
-// off every run (Benchmarks/README.md, "The release link"). DT_RELR needs glibc
+// off every run (Benchmarks/HISTORY.md, "The release link"). DT_RELR needs glibc
 // 2.36 where the binary runs, and lld marks the binary so (GLIBC_ABI_DT_RELR): it is used only
 // when the glibc building it has it, so that a binary built on an older one still starts there.
 // (lld ships with the Swift toolchains this manifest's tools version needs, and their SwiftPM no

@@ -40,7 +40,7 @@ enum BlockingIO {
 
     /// Reading and writing a site's pages and stylesheets: on the calling thread while each has
     /// been quick, on ``documents`` once one was not. A hop there and back wakes two threads,
-    /// which on a local file system costs more than the work (Benchmarks/README.md, A whole site).
+    /// which on a local file system costs more than the work (Benchmarks/HISTORY.md, A whole site).
     private static let documentFileWork = InlineWhileQuick(limit: .milliseconds(2))
 
     /// Runs a page's or stylesheet's read or write: in place while such work has been quick, else

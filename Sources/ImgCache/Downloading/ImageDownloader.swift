@@ -529,7 +529,7 @@ final class ImageDownloader: Sendable {
     /// a request the transport can only `send`) is carried on in a task, as `load` does it.
     ///
     /// Measured on 2,000 images over HTTPS and HTTP/2 on loopback and on the 300-page site: see
-    /// Benchmarks/README.md.
+    /// Benchmarks/HISTORY.md.
     private func sendWithoutTask(_ url: BrowserURL, urlName knownName: String?, lookup: CacheLookup, hostLimit: AsyncSemaphore,
                                  callerGaveUp: CancellationFlag?, cancellation: FetchCancellation, sender: any TaskStartingTransport,
                                  end: @escaping @Sendable (DownloadOutcome) -> Void) {

@@ -10,7 +10,7 @@ import NIOPosix
 ///
 /// One thread runs every transfer, as `curl --parallel` does, with no hop to another thread per
 /// response: on the same 2,000-image fetch it takes less CPU time than ``AsyncHTTPClientTransport``
-/// (the figures are in Benchmarks/README.md). It keeps the same behaviour:
+/// (the figures are in Benchmarks/HISTORY.md). It keeps the same behaviour:
 /// - HTTPS offers HTTP/2 through ALPN, and a host's requests share its HTTP/2 connection; each
 ///   response reports the version it came over.
 /// - Certificates are verified in full against ``CertificateTrust``; a refused one fails with

@@ -25,7 +25,7 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
 
     /// The transport of `choice`, or when none was chosen, libcurl's where the command is built
     /// with it and the machine has it (on the same work it took less CPU time than AsyncHTTPClient,
-    /// markedly so over HTTPS and HTTP/2: Benchmarks/README.md), else AsyncHTTPClient's.
+    /// markedly so over HTTPS and HTTP/2: Benchmarks/HISTORY.md), else AsyncHTTPClient's.
     /// - Throws: ``CertificateTrustError`` when `trust` names a CA file or folder that cannot be
     ///   used; `CurlUnavailableError` when curl was chosen and libcurl cannot be loaded.
     static func makeTransport(_ choice: HTTPClientChoice?, trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration,
