@@ -54,7 +54,7 @@ let package = Package(
     // swift-asn1 alone are resolved).
     traits: [
         .trait(name: "CommandLine",
-               description: "The imgcache command, the AsyncHTTPClient transport (ImgCacheHTTPClient) and the test servers."),
+               description: "The imgcache command, the AsyncHTTPClient and libcurl transports (ImgCacheHTTPClient) and the test servers."),
         .default(enabledTraits: ["CommandLine"]),
     ],
     dependencies: [
@@ -114,7 +114,7 @@ let package = Package(
                 .linkedLibrary("iconv", .when(platforms: applePlatforms)),
             ]
         ),
-        // The fast transport (AsyncHTTPClient), kept apart so apps can do without it.
+        // The command line's transports (AsyncHTTPClient, and libcurl on Linux), kept apart so apps can do without them.
         .target(
             name: "ImgCacheHTTPClient",
             dependencies: [

@@ -12,7 +12,8 @@ import Glibc
 import Darwin
 #endif
 
-/// An ``ImageTransport`` on AsyncHTTPClient (SwiftNIO): what the command line uses.
+/// An ``ImageTransport`` on AsyncHTTPClient (SwiftNIO): what the command line uses on macOS, and
+/// on Linux where libcurl is missing or `--http-client async-http-client` asks for it.
 ///
 /// HTTPS offers HTTP/2 through ALPN and falls back to HTTP/1.1; each response reports the version
 /// it came over, so that the downloader multiplexes many requests on an HTTP/2 connection and

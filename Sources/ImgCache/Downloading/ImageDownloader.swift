@@ -88,7 +88,7 @@ final class ImageDownloader: Sendable {
 
     /// Creates a downloader.
     /// - Parameters:
-    ///   - transport: performs the HTTP requests (`URLSessionTransport`, or the AsyncHTTPClient one).
+    ///   - transport: performs the HTTP requests (`URLSessionTransport` in an app; the command line's libcurl or AsyncHTTPClient one).
     ///   - store: the cache the images go into.
     ///   - policy: limits, time-outs, retries, accepted formats.
     ///   - onEvent: called (from any thread) when a request starts (`started`) and when an image is

@@ -138,11 +138,11 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Performs HTTP GETs for the downloader. Two implementations: `URLSessionTransport` (no
-/// dependency beyond Foundation; what an app may prefer) and the AsyncHTTPClient one in the
-/// `ImgCacheHTTPClient` module (the command line's: on Linux, FoundationNetworking's `URLSession`
-/// measured about 10× slower fetching 2,000 images from a loopback server, and loading it costs
-/// libcurl and a dozen libraries).
+/// Performs HTTP GETs for the downloader. The package has three: `URLSessionTransport` (no
+/// dependency beyond Foundation; what an app uses), and in the `ImgCacheHTTPClient` module the
+/// AsyncHTTPClient one and, on Linux, the libcurl one (the command line's: libcurl where it is
+/// installed, else AsyncHTTPClient; FoundationNetworking's `URLSession` is much slower on Linux).
+/// Any other type that keeps this contract works too.
 public protocol ImageTransport: Sendable {
     /// Sends one GET and returns the response without following redirects.
     /// - Throws: `TransportError`; `CancellationError` when the task is cancelled.

@@ -32,7 +32,7 @@ public final class OfflinePageLoader: Sendable {
     /// Creates a loader.
     /// - Parameters:
     ///   - store: the cache folder (the page files are written into it too).
-    ///   - transport: `URLSessionTransport()` in an app, or the AsyncHTTPClient one.
+    ///   - transport: `URLSessionTransport()` in an app.
     ///   - policy: download limits and rules.
     ///   - referenceStyle: how the page refers to images; the default, a path relative to the page,
     ///     suits `loadFileURL`; `.urlPrefix("imgcache://")` suits a scheme handler.
