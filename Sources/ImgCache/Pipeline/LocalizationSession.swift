@@ -99,9 +99,9 @@ public final class LocalizationSession: Sendable {
         let images = prepared.imagesToFetch(storeNaming: store.naming)
         imagesFound?(images.count)
         if mode == .live { try await pageReady?(prepared.firstRewrite) }
-        // In live mode a page with images named by their bytes is written again once they are
-        // in, and the refresh (the moment a viewer reloads) must come after that write.
-        let hold = mode == .live && (prepared.awaitsTypes || prepared.choosesPerDevice) ? notifier.hold() : nil
+        // In live mode a page may be written again once its images are in (named by their bytes,
+        // or picks replaced), and the refresh (the moment a viewer reloads) must come after that write.
+        let hold = mode == .live && prepared.mayBeWrittenAgain ? notifier.hold() : nil
         defer { hold?.release() }
         let results = await fetchImages(images, of: prepared)
         let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
@@ -119,8 +119,7 @@ public final class LocalizationSession: Sendable {
         guard prepared.choosesPerDevice else { return results }
         var tried = Set(images.lazy.map(\.url.serialized))
         while true {
-            let failed = Set(results.lazy.filter { !$0.isCached }.map(\.url))
-            let instead = prepared.imagesInstead(of: failed, storeNaming: store.naming).filter { tried.insert($0.url.serialized).inserted }
+            let instead = prepared.imagesInstead(of: PreparedDocument.failedURLs(in: results), storeNaming: store.naming).filter { tried.insert($0.url.serialized).inserted }
             guard !instead.isEmpty else { return results }
             results += await downloader.fetchAll(instead)
         }

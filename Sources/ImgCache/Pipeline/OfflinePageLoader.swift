@@ -104,7 +104,7 @@ public final class OfflinePageLoader: Sendable {
         // The images named by their bytes, and those a device takes instead of one that failed:
         // the page is written again once they are in, and the refresh waits for that write and
         // lists the page.
-        let hold = prepared.awaitsTypes || prepared.choosesPerDevice ? session.notifier.hold() : nil
+        let hold = prepared.mayBeWrittenAgain ? session.notifier.hold() : nil
         let downloads = Task {
             let results = await session.fetchImages(images, of: prepared)
             arrivals.pageFinished(expected, outcomes: results)

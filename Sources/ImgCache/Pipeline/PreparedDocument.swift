@@ -33,6 +33,15 @@ struct PreparedDocument: Sendable {
     /// them choose another (``imagesInstead(of:storeNaming:)``).
     var choosesPerDevice: Bool { !scan.responsiveImages.isEmpty }
 
+    /// Whether live mode may write the page a second time once downloads settle (images named by
+    /// their bytes, or a device's pick replaced after a failure): the refresh must wait for it.
+    var mayBeWrittenAgain: Bool { awaitsTypes || choosesPerDevice }
+
+    /// The URLs of the images that failed among `results`.
+    static func failedURLs(in results: [DownloadOutcome]) -> Set<String> {
+        Set(results.lazy.filter { !$0.isCached }.map(\.url))
+    }
+
     /// The images the devices show once those at `failedURLs` are known to have failed: each
     /// device whose image failed takes the one it would pick without it. Empty for a page not
     /// read for devices.
@@ -56,10 +65,9 @@ struct PreparedDocument: Sendable {
     /// Live mode's second rendering: the images named by their bytes now point into the cache too.
     /// Nil when none of them could be named (the first rendering stands).
     func namingTypedImages(from results: [DownloadOutcome]) -> RewriteResult? {
-        if choosesPerDevice, results.contains(where: { !$0.isCached }) {
+        if choosesPerDevice, case let failed = Self.failedURLs(in: results), !failed.isEmpty {
             // Devices whose image failed show another: the page changes whatever else does.
-            return rewriter.render(scan, availability: .everyTypedImage(untypedNames: Self.names(of: results),
-                                                                        failedURLs: Set(results.lazy.filter { !$0.isCached }.map(\.url))))
+            return rewriter.render(scan, availability: .everyTypedImage(untypedNames: Self.names(of: results), failedURLs: failed))
         }
         guard awaitsTypes else { return nil }
         let named = Self.names(of: results)

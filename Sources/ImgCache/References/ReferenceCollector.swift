@@ -208,10 +208,10 @@ final class ReferenceCollector: HTMLScanHandler {
     private func gatherResponsiveImage(_ element: ElementStart, _ attributes: [(name: String, attribute: TagAttribute)],
                                        _ value: (String) -> TagAttribute?) {
         func text(_ name: String) -> String? { value(name).map { attributeText($0) } }
-        // The element's first lazy attribute holding a srcset, and its first holding a URL.
-        let lazySrcset = attributes.first { lazyAttributes.contains($0.name) && $0.name.hasSuffix("srcset") }
-        let lazySrc = attributes.first { lazyAttributes.contains($0.name) && !$0.name.hasSuffix("srcset") }
-        let lazySizes = text("data-sizes") ?? text("sizes")
+        // The element's first lazy attribute holding a srcset (or else a URL).
+        func lazy(srcset: Bool) -> (name: String, attribute: TagAttribute)? {
+            attributes.first { lazyAttributes.contains($0.name) && $0.name.hasSuffix("srcset") == srcset }
+        }
         switch element.name {
         case "picture":
             pendingSources.removeAll()
@@ -219,9 +219,11 @@ final class ReferenceCollector: HTMLScanHandler {
         case "source" where element.parentName == "picture":
             let source = ResponsiveImage.Source(media: text("media"), type: text("type"), srcset: text("srcset"), sizes: text("sizes"))
             pendingSources.append((source, value("srcset")?.valueRange))
-            let lazy = ResponsiveImage.Source(media: source.media, type: source.type, srcset: lazySrcset.map { attributeText($0.attribute) },
-                                              sizes: lazySizes)
-            pendingLazySources.append((lazy, lazySrcset?.attribute.valueRange))
+            let lazySrcset = lazy(srcset: true)
+            let lazySource = ResponsiveImage.Source(media: source.media, type: source.type,
+                                                    srcset: lazySrcset.map { attributeText($0.attribute) },
+                                                    sizes: text("data-sizes") ?? source.sizes)
+            pendingLazySources.append((lazySource, lazySrcset?.attribute.valueRange))
         case "link" where value("imagesrcset") != nil:
             // A responsive preload: the browser fetches what it would pick for an `img` of that
             // `srcset`, `sizes` and `src`, and the page's own `img` then finds it.
@@ -241,9 +243,12 @@ final class ReferenceCollector: HTMLScanHandler {
                 responsiveImages.append(ResponsiveImageSpan(image: image, sourceSrcsets: sources.map(\.srcset),
                                                             srcset: value("srcset")?.valueRange, src: value("src")?.valueRange))
             }
+            let lazySrcset = lazy(srcset: true)
             if lazySrcset != nil || lazySources.contains(where: { $0.srcset != nil }) {
+                let lazySrc = lazy(srcset: false)
                 let image = ResponsiveImage(sources: lazySources.map(\.source), srcset: lazySrcset.map { attributeText($0.attribute) },
-                                            sizes: lazySizes, src: lazySrc.map { attributeText($0.attribute) }, isLazy: true)
+                                            sizes: text("data-sizes") ?? text("sizes"), src: lazySrc.map { attributeText($0.attribute) },
+                                            isLazy: true)
                 responsiveImages.append(ResponsiveImageSpan(image: image, sourceSrcsets: lazySources.map(\.srcset),
                                                             srcset: lazySrcset?.attribute.valueRange,
                                                             src: lazySrc?.attribute.valueRange))

@@ -31,9 +31,19 @@ package struct ImageAvailability: Sendable {
 
     /// Whether the image at `url` (serialised, perhaps with a fragment) is to be rewritten.
     func isCached(_ url: String) -> Bool {
-        guard failedURLs.isEmpty || !failedURLs.contains(url) else { return false }
-        guard let cachedURLs else { return true }
-        guard let hash = url.utf8.firstIndex(of: UInt8(ascii: "#")) else { return cachedURLs.contains(url) }
-        return cachedURLs.contains(String(url[..<hash]))
+        guard cachedURLs != nil || !failedURLs.isEmpty else { return true }
+        let key = Self.withoutFragment(url)
+        return !failedURLs.contains(key) && cachedURLs?.contains(key) != false
+    }
+
+    /// Whether the image at `url` (serialised, perhaps with a fragment) is known to have failed.
+    func hasFailed(_ url: String) -> Bool {
+        !failedURLs.isEmpty && failedURLs.contains(Self.withoutFragment(url))
+    }
+
+    /// Downloads are by URL without its fragment; a URL without one is returned as it is, uncopied.
+    private static func withoutFragment(_ url: String) -> String {
+        guard let hash = url.utf8.firstIndex(of: UInt8(ascii: "#")) else { return url }
+        return String(url[..<hash])
     }
 }

@@ -32,7 +32,7 @@ extension ImageRewriter {
         switch reference.disposition {
         case .rewritten, .skipped(.siteFile): true
         case .awaitingType: pending
-        case .skipped(.notHTTP): reference.original.utf8.prefix(5).lazy.map { $0 | 0x20 }.elementsEqual("data:".utf8)
+        case .skipped(.notHTTP): reference.url?.hasPrefix("data:") == true  // serialised: the scheme in lower case
         default: false
         }
     }
@@ -57,13 +57,13 @@ extension ImageRewriter {
             // Kept in the `<img>`'s own `srcset` first: the image put in a `src` no device shows.
             var kept: [Int] = []
             for range in [span.srcset].compactMap({ $0 }) + span.sourceSrcsets.compactMap({ $0 }) {
-                let candidates = Array(references.indices(startingIn: range))
+                let candidates = references.indices(startingIn: range)
                 let shown = candidates.filter(isShown)
                 for index in candidates where !isShown(index) && references[index].wantsImage {
                     references[index].disposition = .notShown
                 }
                 edits += pruningEdits(of: range, candidates: candidates.map { references[$0].byteRange },
-                                      keeping: shown.map { candidates.firstIndex(of: $0)! }, in: page)
+                                      keeping: shown.map { $0 - candidates.lowerBound }, in: page)
                 kept += shown
             }
             guard let srcRange = span.src, let src = references.indices(startingIn: srcRange).first,

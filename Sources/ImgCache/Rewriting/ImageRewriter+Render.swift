@@ -37,7 +37,13 @@ extension ImageRewriter {
             case .bytes:
                 // Named, even where the markup alone skips it, as the listing has always shown.
                 let name = reference.url.flatMap { availability.untypedNames[$0] }.flatMap(LocalName.init)
-                guard let name else { continue }
+                guard let name else {
+                    // Known to have failed, it awaits nothing more (and a device reads for another).
+                    if case .awaitingType = reference.disposition, let url = reference.url, availability.hasFailed(url) {
+                        references[index].disposition = .notCached
+                    }
+                    continue
+                }
                 references[index].name = name
                 guard case .awaitingType = reference.disposition else { continue }
                 references[index].disposition = reference.url.map(availability.isCached) == true ? .rewritten : .notCached

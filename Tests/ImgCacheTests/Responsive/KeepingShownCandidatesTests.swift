@@ -110,6 +110,21 @@ extension Responsive {
             #expect(result.references.map(\.shownOn) == [[], ["large"], []])
         }
 
+        @Test("a failed candidate is passed over whether its URL has a fragment or names no format (its bytes were to name it)")
+        func failedCandidatesOfEveryKind() {
+            var options = RewriteOptions()
+            options.devices = [Self.large]
+            let rewriter = ImageRewriter(options: options)
+            func shown(_ page: String, failing url: String) -> [[String]?] {
+                let scan = rewriter.scan(Array(page.utf8), url: Self.pageURL)
+                return rewriter.render(scan, availability: .everyTypedImage(failedURLs: [url])).references.map(\.shownOn)
+            }
+            #expect(shown(#"<img srcset="a-640.jpg 640w, a-2560.jpg#top 2560w" sizes="100vw">"#,
+                          failing: "https://example.com/a-2560.jpg") == [["large"], []])
+            #expect(shown(#"<img srcset="/photo/640 640w, /photo/2560 2560w" sizes="100vw">"#,
+                          failing: "https://example.com/photo/2560") == [["large"], []])
+        }
+
         @Test("the listing says what rewriting for devices drops, and changes nothing")
         func listing() {
             let page = #"<img srcset="a.png 1x, b.png 2x">"#
