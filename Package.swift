@@ -89,19 +89,11 @@ let package = Package(
             name: "CCurl",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
-        // SHA-256 in one call where swift-crypto builds BoringSSL (no CryptoKit): its `SHA256` type
-        // allocates a context for every hash and copies it to finish, half the cost of naming a URL
-        // (see LocalName+SHA256.swift).
-        .target(
-            name: "CBoringSHA256",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
-        ),
         // The core: rewriter, cache, downloader, page pipeline. No CLI, no NIO, no networking library.
         .target(
             name: "ImgCache",
             dependencies: [
                 .target(name: "CLibXML2", condition: .when(platforms: otherPlatforms)),
-                .target(name: "CBoringSHA256", condition: .when(platforms: [.linux, .android, .windows, .wasi])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The privacy manifest an app's upload needs for the required-reason APIs the library

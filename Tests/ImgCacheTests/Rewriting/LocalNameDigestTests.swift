@@ -29,17 +29,4 @@ struct LocalNameDigestTests {
         #expect(naming.localName(for: try #require(BrowserURL("https://example.com/a.png"))) == expected)
         #expect(naming.localName(for: try #require(BrowserURL("https://example.com/a.png#frag"))) == expected)
     }
-
-    #if canImport(CBoringSHA256)
-    @Test("BoringSSL's one-shot function gives what swift-crypto's SHA256 (Apple platforms' path) gives, at every length across block boundaries")
-    func oneShotAgreesWithSwiftCrypto() {
-        var generator = SystemRandomNumberGenerator()
-        for length in 0...300 {
-            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            bytes.withUnsafeBufferPointer { buffer in
-                #expect(LocalName.Digest(boringSHA256Of: buffer) == LocalName.Digest(cryptoSHA256Of: buffer), "length \(length)")
-            }
-        }
-    }
-    #endif
 }
