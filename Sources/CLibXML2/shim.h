@@ -11,9 +11,4 @@
 #include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 
-// malloc_trim: the rewriter hands a large page's parse memory back before allocating the output.
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #endif

@@ -29,13 +29,23 @@ enum MallocTuning {
     /// was mapped, faulted in page by page and unmapped again: 30,000 page faults, about a sixth of
     /// the time over 313 real pages. Buffers up to 4 MB now stay in the heap (and 8 MB of free heap
     /// is kept for them); a larger page's still come from `mmap`, so its memory is handed back
-    /// as before (see the rewriter's `malloc_trim`).
+    /// as before (see ``handBackFreedMemory()``).
     static func forPages() {
         setMmapThreshold(4 << 20)
         setTrimThreshold(8 << 20)
     }
 
+    /// Hands the heap's free memory back to the system (`malloc_trim`): after a large page, whose
+    /// parse left more free memory in the heap than the trim threshold lets glibc return by itself.
+    static func handBackFreedMemory() {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
+    }
+
     private typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+    private typealias MallocTrim = @convention(c) (Int) -> Int32
 
     private static func setArenaMax(_ value: Int32) { set(option: -8, value) }  // M_ARENA_MAX
     private static func setMmapThreshold(_ value: Int32) { set(option: -3, value) }  // M_MMAP_THRESHOLD

@@ -25,6 +25,9 @@ public final class LocalizationSession: Sendable {
     /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
     public let notifier: RefreshNotifier
     let downloader: ImageDownloader
+    /// Reads and rewrites every document of the session: made once, since what it looks for is
+    /// the same for all of them (a file's copy changes only where it refers to the cache from).
+    let rewriter: ImageRewriter
     /// What pages opened through ``OfflinePageLoader`` wait for, for its waiting image requests.
     let arrivals = ImageArrivals()
 
@@ -37,6 +40,9 @@ public final class LocalizationSession: Sendable {
         self.configuration = configuration
         notifier = RefreshNotifier(debounce: configuration.debounce, maxWait: configuration.maxWait, clock: configuration.clock,
                                    notificationCenter: configuration.notificationCenter, onEvent: onEvent)
+        var options = configuration.rewriting
+        options.naming = configuration.store.naming
+        rewriter = ImageRewriter(options: options)
         let notifier = self.notifier
         let arrivals = self.arrivals
         // The arrivals first: a request woken by an outcome finds what the notifier announces.
@@ -74,24 +80,16 @@ public final class LocalizationSession: Sendable {
         imagesFound: (@Sendable (Int) -> Void)? = nil,
         pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
     ) async throws -> PageLocalization {
-        try await localize(bytes, url: url, as: document, options: rewriteOptions, mode: mode, awayFromOrigin: true,
+        try await localize(bytes, url: url, as: document, rewriter: rewriter, mode: mode, awayFromOrigin: true,
                            imagesFound: imagesFound, pageReady: pageReady)
     }
 
-    /// The configuration's rewrite options, naming images as the store does.
-    var rewriteOptions: RewriteOptions {
-        var options = configuration.rewriting
-        options.naming = store.naming
-        return options
-    }
-
     func localize(
-        _ bytes: [UInt8], url: BrowserURL?, as document: LocalizedDocument, options: RewriteOptions, mode: FetchMode,
+        _ bytes: [UInt8], url: BrowserURL?, as document: LocalizedDocument, rewriter: ImageRewriter, mode: FetchMode,
         site: SiteTree? = nil, transportCharset: String? = nil, awayFromOrigin: Bool,
         imagesFound: (@Sendable (Int) -> Void)?, pageReady: (@Sendable (RewriteResult) async throws -> Void)?
     ) async throws -> PageLocalization {
-        let rewriter = ImageRewriter(options: options)
-        let scan = rewriter.scan(bytes, as: document, url: url, transportCharset: transportCharset ?? options.transportEncodingLabel,
+        let scan = rewriter.scan(bytes, as: document, url: url, transportCharset: transportCharset ?? rewriter.options.transportEncodingLabel,
                                  site: site, awayFromOrigin: awayFromOrigin)
         let untyped = scan.untypedImageURLs
         let known = untyped.isEmpty ? [:] : await BlockingIO.run { self.cachedNames(of: untyped) }
@@ -166,7 +164,7 @@ public final class LocalizationSession: Sendable {
         imagesFound: (@Sendable (Int) -> Void)? = nil,
         written: (@Sendable (RewriteResult) -> Void)? = nil
     ) async throws -> FileLocalization {
-        var options = rewriteOptions
+        var rewriter = self.rewriter
         let bytes: [UInt8]
         var url = input.url
         var transportCharset: String?
@@ -177,7 +175,7 @@ public final class LocalizationSession: Sendable {
             bytes = loaded.bytes
             url = loaded.url
             // A charset the configuration names beats the server's.
-            transportCharset = options.transportEncodingLabel ?? loaded.charset
+            transportCharset = rewriter.options.transportEncodingLabel ?? loaded.charset
             awayFromOrigin = true
         case .file(let path):
             // A site folder's other files are copied beside its pages; a page given on its own
@@ -192,7 +190,7 @@ public final class LocalizationSession: Sendable {
             }
         }
         let destination = input.output
-        options.referenceStyle = referenceStyle(fromFolder: destination.parentPath)
+        rewriter.options.referenceStyle = referenceStyle(fromFolder: destination.parentPath)
         let document: LocalizedDocument
         switch input.kind {
         case .stylesheet:
@@ -202,7 +200,7 @@ public final class LocalizationSession: Sendable {
             document = .page
         }
         let result = try await localize(
-            bytes, url: url, as: document, options: options, mode: mode, site: input.site, transportCharset: transportCharset,
+            bytes, url: url, as: document, rewriter: rewriter, mode: mode, site: input.site, transportCharset: transportCharset,
             awayFromOrigin: awayFromOrigin, imagesFound: imagesFound,
             pageReady: { rewritten in
                 try await BlockingIO.runDocumentFileWork { try rewritten.write(toFile: destination) }
@@ -213,7 +211,7 @@ public final class LocalizationSession: Sendable {
                                         output: destination, pageURL: url?.serialized,
                                         references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes),
                                         stylesheets: linked.isEmpty ? nil : linked,
-                                        absoluteLinks: input.kind == .stylesheet ? nil : options.otherURLs.makesAbsolute(awayFromOrigin: awayFromOrigin))
+                                        absoluteLinks: input.kind == .stylesheet ? nil : rewriter.options.otherURLs.makesAbsolute(awayFromOrigin: awayFromOrigin))
         return FileLocalization(input: input, manifestRecord: record, localization: result)
     }
 

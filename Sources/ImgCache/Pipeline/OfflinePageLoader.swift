@@ -87,7 +87,7 @@ public final class OfflinePageLoader: Sendable {
         let session = self.session
         let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
         let prepared = try await BlockingIO.runForDocument { () throws -> PreparedDocument in
-            let rewriter = ImageRewriter(options: session.rewriteOptions)
+            let rewriter = session.rewriter
             let scan = rewriter.scan(html, url: pageURL, transportCharset: transportEncodingLabel ?? rewriter.options.transportEncodingLabel,
                                      awayFromOrigin: true)
             // Those whose URL names no format and that the cache already has are rewritten at once.

@@ -53,12 +53,11 @@ final class ReferenceCollector: HTMLScanHandler {
 
     /// - Parameter responsiveImages: whether to gather ``responsiveImages`` (the attributes a
     ///   browser picks an image by, which a page read without devices never needs).
-    init(page: UnsafeBufferPointer<UInt8>, structure: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, lazyAttributes: [String],
+    init(page: UnsafeBufferPointer<UInt8>, structure: UnsafeBufferPointer<UInt8>, encoding: HTMLEncoding, names: AttributeNames,
          responsiveImages: Bool = false) {
         self.page = page
         self.structure = structure
         self.encoding = encoding
-        let names = Self.attributeNames(lazyAttributes: lazyAttributes)
         self.lazyAttributes = names.lazy
         attributesOfInterest = names.ofInterest
         namesLookedAt = responsiveImages ? names.lookedAt.adding(Self.selectionAttributes) : names.lookedAt
@@ -68,8 +67,9 @@ final class ReferenceCollector: HTMLScanHandler {
     /// The attributes besides image URLs that a browser picks an image by.
     private static let selectionAttributes: Set<String> = ["media", "type", "sizes", "loading", "data-sizes", "imagesizes"]
 
-    /// The attribute names a collector looks at, made from the lazy attributes.
-    private struct AttributeNames: Sendable {
+    /// The attribute names a collector looks at, made from the lazy attributes. Made once per
+    /// rewriter (``ImageRewriter``), not per page: every page of a run has the same.
+    struct AttributeNames: Sendable {
         let lazy: Set<String>
         let ofInterest: Set<String>
         let lookedAt: AttributeNameFilter
@@ -79,17 +79,6 @@ final class ReferenceCollector: HTMLScanHandler {
             ofInterest = ReferenceCollector.imageAttributes.union(lazy)
             lookedAt = AttributeNameFilter(ofInterest.union(ReferenceCollector.urlAttributes).union(["type", "rel", "as", "http-equiv"]))
         }
-    }
-
-    /// The names for the last lazy attributes asked for: every page of a run has the same, and
-    /// making the sets again cost 27,000 instructions a page.
-    private static let lastAttributeNames = ThreadLocked<(key: [String], names: AttributeNames)?>(nil)
-
-    private static func attributeNames(lazyAttributes: [String]) -> AttributeNames {
-        if let last = lastAttributeNames.withLock({ $0 }), last.key == lazyAttributes { return last.names }
-        let names = AttributeNames(lazyAttributes: lazyAttributes)
-        lastAttributeNames.withLock { $0 = (lazyAttributes, names) }
-        return names
     }
 
     // MARK: - Scanner events

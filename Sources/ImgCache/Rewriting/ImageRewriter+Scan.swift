@@ -1,9 +1,3 @@
-#if canImport(Darwin)
-internal import libxml2  // the SDK's own module (Xcode 12+): headers in $SDKROOT/usr/include/libxml2
-#else
-internal import CLibXML2  // pkg-config's libxml-2.0
-#endif
-
 /// The first phase: reading a document and deciding what the markup alone decides.
 extension ImageRewriter {
     func scanPage(_ page: [UInt8], pageURL: BrowserURL?, transportCharset: String?, site: SiteTree?, absoluteLinks: Bool) -> DocumentScan {
@@ -26,21 +20,11 @@ extension ImageRewriter {
             workingEncoding = .utf8
         }
         let analysis = working.withUnsafeBufferPointer { analyse($0, encoding: workingEncoding, pageURL: pageURL, site: site, absoluteLinks: absoluteLinks) }
-        releaseFreedMemory(afterPageOf: working.count)
         return DocumentScan(input: page, working: working, encoding: encoding, encodingSource: sniffed.source,
                             references: analysis.references, referencePrefix: options.referenceStyle.prefix,
                             linkedStylesheets: analysis.linkedStylesheets,
                             warnings: warnings + analysis.warnings, base: analysis.base, leavesUnchanged: false, isPage: true,
                             responsiveImages: analysis.responsiveImages)
-    }
-
-    /// Hands the memory the scan used (libxml2's copy of the page, the slots) back to the system
-    /// before the references are rendered and the output written, so that a large page's peak
-    /// stays near the input plus its references.
-    private func releaseFreedMemory(afterPageOf size: Int) {
-        #if os(Linux)
-        if size >= 4 << 20 { _ = malloc_trim(0) }
-        #endif
     }
 
     private struct Analysis {
@@ -55,7 +39,7 @@ extension ImageRewriter {
                          absoluteLinks: Bool) -> Analysis {
         let buffer = ParseBuffer(page: page, pageIsUTF8: encoding == .utf8)
         let collector = ReferenceCollector(page: page, structure: buffer.view, encoding: encoding,
-                                           lazyAttributes: options.lazyAttributes, responsiveImages: !options.devices.isEmpty)
+                                           names: attributeNames, responsiveImages: !options.devices.isEmpty)
         let scanner = HTMLScanner(buffer: buffer, handler: collector)
         scanner.run()
 

@@ -12,14 +12,25 @@ internal import CLibXML2  // pkg-config's libxml-2.0
 /// what the markup alone decides about each) and `render(_:availability:)` splices the local
 /// paths of the images that are available. ``rewrite(_:pageURL:)`` does both at once.
 ///
-/// Synchronous, no I/O, no shared state: safe to call from any thread at once.
+/// Synchronous, no I/O, no shared state: safe to call from any thread at once. Keep one for
+/// many documents rather than making one for each: it prepares what it looks for once.
 public struct ImageRewriter: Sendable {
     /// What to look for and how to write local references.
-    public var options: RewriteOptions
+    public var options: RewriteOptions {
+        didSet {
+            if options.lazyAttributes != oldValue.lazyAttributes {
+                attributeNames = ReferenceCollector.AttributeNames(lazyAttributes: options.lazyAttributes)
+            }
+        }
+    }
+
+    /// The attribute names a page's elements are looked at for, made from the options.
+    private(set) var attributeNames: ReferenceCollector.AttributeNames
 
     /// Creates a rewriter.
     public init(options: RewriteOptions = RewriteOptions()) {
         self.options = options
+        attributeNames = ReferenceCollector.AttributeNames(lazyAttributes: options.lazyAttributes)
     }
 
     /// Reads a page or stylesheet and finds its image references.

@@ -69,7 +69,10 @@ final class FetchSession: Sendable {
         let site = await session.localize(
             plan, mode: mode, filesAtOnce: filesAtOnce,
             imagesFound: { _, count in output.imagesFound(count) },
-            written: { input, rewritten in output.written(input, rewritten) })
+            written: { input, rewritten in
+                output.written(input, rewritten)
+                Self.handBackMemory(after: rewritten)
+            })
         for file in site.localized { Self.warn(file) }
         return site
     }
@@ -92,10 +95,17 @@ final class FetchSession: Sendable {
             },
             written: { rewritten in
                 output.written(input, rewritten)
+                Self.handBackMemory(after: rewritten)
                 pageWritten?(rewritten, input.output)
             })
         Self.warn(file)
         return file
+    }
+
+    /// After a large page (4 MB or more) is written, hands the memory its parse and its copy
+    /// left free in the heap back to the system, so that the run's memory does not keep the peak.
+    private static func handBackMemory(after page: RewriteResult) {
+        if page.byteCount >= 4 << 20 { MallocTuning.handBackFreedMemory() }
     }
 
     /// ``localize(_:mode:imagesFound:pageWritten:)`` for one argument given on its own.

@@ -57,10 +57,10 @@ struct RewriteCommand: ParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    /// The rewrite options for the pages of one folder.
+    /// The rewriter for the pages of one folder.
     private struct PreparedFolder {
         let pageFolder: String
-        let options: RewriteOptions
+        let rewriter: ImageRewriter
     }
 
     private func rewrite(_ page: String, pageURL: BrowserURL?, prepared: inout PreparedFolder?) throws {
@@ -78,12 +78,14 @@ struct RewriteCommand: ParsableCommand {
             let cacheFolder = cacheDirectory ?? ((pageFolder.isEmpty ? "." : pageFolder) as NSString).appendingPathComponent("images")
             let style: LocalReferenceStyle = urlPrefix.map { .urlPrefix($0) }
                 ?? .relativePath(RelativePath.from(folder: pageFolder.isEmpty ? "." : pageFolder, to: cacheFolder))
-            prepared = PreparedFolder(pageFolder: pageFolder, options: pageOptions.rewriteOptions(referenceStyle: style))
+            prepared = PreparedFolder(pageFolder: pageFolder, rewriter: ImageRewriter(options: pageOptions.rewriteOptions(referenceStyle: style)))
         }
-        let options = prepared!.options
 
         let input = try AtomicFile.read(page)
-        let result = ImageRewriter(options: options).rewrite(input, pageURL: pageURL)
+        let result = prepared!.rewriter.rewrite(input, pageURL: pageURL)
+        // The parse's memory back to the system before the copy is written (only a large page's
+        // is worth a trim), so that the peak stays near the input plus its references.
+        if input.count >= 4 << 20 { MallocTuning.handBackFreedMemory() }
         for warning in result.warnings { Diagnostics.warn("\(page): \(warning)") }
 
         if destination == "-" {
