@@ -125,7 +125,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
             // being retried by the pool until the deadline: retrying is the downloader's decision.
             configuration.connectionPool.retryConnectionEstablishment = false
             // No tracing spans: with none configured, AsyncHTTPClient still made a span and parsed
-            // each URL again for its attributes (about 2% of a 2,000-image fetch's CPU time).
+            // each URL again for its attributes, work done for every request and never used.
             configuration.tracing.tracer = nil
             return HTTPClient(eventLoopGroup: eventLoop, configuration: configuration)
         }

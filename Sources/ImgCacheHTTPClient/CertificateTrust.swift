@@ -50,8 +50,8 @@ public struct CertificateTrust: Sendable, Equatable {
         var files = roots.files
         let folders = roots.folders
         for path in files {
-            // A system-sized bundle is only looked at, not parsed (parsing 140 certificates
-            // cost 2 MB of peak memory in a run that may never open a TLS connection);
+            // A system-sized bundle is only looked at, not parsed (parsing its 140 certificates
+            // raised the peak memory of a run that may never open a TLS connection);
             // BoringSSL reads it when the first connection needs it.
             try Self.checkCertificates(in: path, parse: false)
         }

@@ -66,7 +66,7 @@ final class ImageResponseCollector: HTTPClientResponseDelegate, @unchecked Senda
         if needed > body.capacity {
             // Doubling as `append` would, but never past the limit: a body without Content-Length
             // that runs into a 20 MB limit would otherwise have grown from 16 MB to 32 MB
-            // (48 MB at once, measured +49 MB of peak RSS), for bytes it can never have.
+            // (48 MB at once while it copies), for bytes it can never have.
             body.reserveCapacity(min(maxBytes, max(needed, body.capacity * 2)))
         }
         if let charge, !charge.add(buffer.readableBytes) {

@@ -111,7 +111,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
     /// subcommands and the rest of the line is valid for it; nil otherwise, and for help, errors
     /// and the like, which the whole command then parses and words as usual. Parsed through the
     /// whole command, ArgumentParser also built the named command's every argument twice more
-    /// (to see whether it takes all the remaining input): about 2 ms of CPU of the 4 ms it took.
+    /// (to see whether it takes all the remaining input), which was much of the parse's time.
     private static func parseLeafCommand(_ arguments: [String]) async -> (any ParsableCommand)? {
         guard let name = arguments.first else { return nil }
         let rest = Array(arguments.dropFirst())

@@ -2,7 +2,7 @@
 //
 // libcurl (with OpenSSL, nghttp2, GnuTLS through LDAP, Kerberos and some twenty more libraries
 // behind it on Debian) is opened with dlopen when the first CurlTransport is made, not linked:
-// linked, it cost every start of imgcache 5 ms of CPU and 7 MB of memory, `imgcache rewrite` and
+// linked, loading them all cost every start of imgcache CPU and memory, `imgcache rewrite` and
 // the AsyncHTTPClient transport included, and a binary copied to a machine without libcurl would
 // not start at all. Only the types and constants of <curl/curl.h> are used from Swift directly;
 // every function goes through the wrappers below, which also give the variadic ones

@@ -101,11 +101,10 @@ struct CacheFolderSession {
     }
 
     /// Writes the lookup table afresh once the index has grown more than 1 MiB past what it
-    /// covers: readers then read at most that much of the index (about 2,000 records, a few
-    /// milliseconds) besides the records they look up. Making a table of 100,000 entries takes
-    /// about 12 ms, so filling a cache with 100,000 images (50 MB of index) makes about 50 of them,
-    /// some 2% of the run. (A sixteenth of the index, tried first, left a 120 MB index's readers
-    /// 7 MB of lines to read: 20 ms.)
+    /// covers: readers then read at most that much of the index (about 2,000 records) besides the
+    /// records they look up. A table is made once per megabyte the index grows, and making one
+    /// costs little beside storing the images that grew it. (A sixteenth of the index, tried
+    /// first, left the readers of a big index megabytes of lines to read.)
     ///
     /// Called at the end of every session, so it costs a subtraction unless the table is behind
     /// as far as this process knows; only then is the table's header read (another process may

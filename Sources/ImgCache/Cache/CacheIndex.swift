@@ -12,8 +12,8 @@ struct CacheIndex {
     private enum Slot {
         /// Read whole; `line` is where it was read from when that was a skimmed line (the lookup
         /// table needs every entry's place in the file). Boxed: few entries of a big index are
-        /// read whole, and a slot is as large as its largest case (100,000 slots of both
-        /// inline took 21 MB more, and made every pass over them slower).
+        /// read whole, and a slot is as large as its largest case (both inline made a big index's
+        /// slots take much more memory, and every pass over them slower).
         indirect case decoded(CacheEntryMetadata, line: SkimmedIndexEntry?)
         case skimmed(SkimmedIndexEntry)
 
@@ -93,7 +93,7 @@ struct CacheIndex {
 
     /// The entry's metadata, as the subscript gives it, and a skimmed entry read whole is kept
     /// whole: the pages of a site name the same images again and again, and each look-up of a
-    /// skimmed entry read its line from the file and decoded it (3,500 times over a 300-page site).
+    /// skimmed entry read its line from the file and decoded it (thousands of times over a site).
     mutating func lookUp(_ localName: String) -> CacheEntryMetadata? {
         // The name hashed once for an entry read before, not twice.
         guard let slot = slots[localName] else { return nil }
@@ -287,8 +287,8 @@ struct CacheIndex {
     /// a later use changed them), then the other entries in name order; and where each entry's
     /// line is in them.
     ///
-    /// Copied rather than read and written again: compacting a 100,000-entry index that way took
-    /// 1.4 s and 270 MB.
+    /// Copied rather than read and written again: compacting a big index that way was slow and
+    /// took several times the index's size in memory.
     func snapshot() -> (lines: [UInt8], placed: [PlacedLine]) {
         var skimmed: [SkimmedIndexEntry] = []
         var decoded: [CacheEntryMetadata] = []
@@ -341,7 +341,7 @@ struct CacheIndex {
 
     /// Makes every entry a line of `file`, which holds this index's ``snapshot()``: after a
     /// compaction, so that the entries point into the new file (as the lookup table must), without
-    /// reading it back (0.15 s for 100,000 entries). Entries the snapshot left out (their line no
+    /// reading it back (slow for a big index). Entries the snapshot left out (their line no
     /// longer read) are dropped, as a reader of the new file would.
     mutating func relocate(into file: CacheIndexFileHandle, placed: [PlacedLine]) {
         var relocated: [String: Slot] = [:]

@@ -215,8 +215,8 @@ final class CacheIndexFile {
     /// The complete lines between `start` and `end`: entry records skimmed where they can be,
     /// other records decoded, lines that are neither left out; ``readLength`` moves past them.
     ///
-    /// Read a megabyte at a time into one buffer: a 100,000-entry index is 50 MB, and a buffer
-    /// that size cost more in page faults and zeroing than reading its lines did.
+    /// Read a megabyte at a time into one buffer: a big index runs to tens of megabytes, and a
+    /// buffer that size cost more in page faults and zeroing than reading its lines did.
     private func readLines(from start: Int, to end: Int) -> [CacheIndexLine] {
         guard let handle else { return [] }
         return Self.readLines(of: handle, from: start, to: end, readLength: &readLength)

@@ -178,8 +178,8 @@ struct CacheIndexLineParser {
 
     /// A number read by ``number()``: its text, and for the plain ones the writer writes (an
     /// integer, or a few decimals) its digits, from which its value is made exactly as the
-    /// standard library's reading of the text makes it, without that reading (1,500
-    /// instructions a date, two dates a record).
+    /// standard library's reading of the text makes it, without that reading (costly for a
+    /// date, and a record holds two).
     private struct Number {
         /// The number's text, in the line being read.
         var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)

@@ -98,8 +98,8 @@ enum CacheIndexRecord: Equatable {
     /// The records in `bytes`, which must end at a line end; lines that are not records are
     /// skipped (the entry they were about then reads as it was before, or as missing).
     static func decodeLines(_ bytes: ArraySlice<UInt8>) -> [CacheIndexRecord] {
-        // Lines found with memchr rather than `split`: a 100,000-entry index is 50 MB, and the
-        // generic split spent a quarter of a warm run's time finding its newlines.
+        // Lines found with memchr rather than `split`: a big index runs to tens of megabytes, and
+        // the generic split spent much of a warm run's time finding its newlines.
         var records: [CacheIndexRecord] = []
         records.reserveCapacity(bytes.count / 400)
         let newline = Int32(UInt8(ascii: "\n"))

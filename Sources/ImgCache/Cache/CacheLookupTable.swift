@@ -8,8 +8,9 @@ import Darwin
 
 /// `.imgcache.lookup`: where each entry's record is in the index file, by a hash of its local
 /// name, so that a run that looks up a page's images reads those records and the few appended
-/// since, not the whole index. A 100,000-entry index is 50 to 120 MB; reading it all made a warm
-/// run of a 2,000-image page take 0.3 to 0.7 s, where the page itself takes 0.06 s.
+/// since, not the whole index. A big index runs to tens of megabytes; reading it all made a warm
+/// run of a large page take many times as long as the page itself (measured:
+/// Benchmarks/HISTORY.md, "A cache that lives for months").
 ///
 /// The index stays the only truth: the table is derived from it, names the index file it was
 /// made from (device, inode, and checksums of its first bytes and of the bytes just before where

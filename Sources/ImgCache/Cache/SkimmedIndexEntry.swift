@@ -11,8 +11,8 @@ import Darwin
 /// name, size, fetch time, last use and image file fingerprint. The rest of the metadata (URL,
 /// digest, headers) is read from the file (``metadata()``) when the entry is looked up.
 ///
-/// Reading every record whole made a warm run with a 100,000-entry cache spend 0.5 s on entries
-/// it never looked at (a 2,000-image page looks at 2,000); skimming a line costs a fraction of
+/// Reading every record whole made a warm run with a big cache spend most of its time on entries
+/// it never looked at (a page looks only at its own images); skimming a line costs a fraction of
 /// reading it.
 struct SkimmedIndexEntry {
     let localName: String

@@ -4,7 +4,7 @@
 /// A response then resumes the task waiting for it on the thread that received it, with no
 /// wake-up of another thread; the task's next request is handed in there too. The command line's
 /// libcurl transport is one: without it each image woke a thread of the cooperative pool to go on
-/// from its response (about a third of a 2,000-image fetch's CPU time was the tasks' side).
+/// from its response (the tasks' side was a large share of a fetch's CPU time).
 package protocol TaskStartingTransport: ImageTransport {
     /// Starts `work` in a new task that runs on the transport's thread for requests with `access`,
     /// or on the cooperative pool once the transport is shut down.

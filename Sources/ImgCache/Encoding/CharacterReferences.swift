@@ -82,8 +82,8 @@ enum CharacterReferences {
             return (["&"], runEnd + 1)
         }
         // The name's scalars are ASCII letters and digits: written as bytes into the string (a
-        // scalar view appended from a slice was generic code, a tenth of rewriting pages whose
-        // `style` attributes quote with `&quot;`, as browsers serialise font names).
+        // scalar view appended from a slice was generic code, costly on pages whose `style`
+        // attributes quote with `&quot;`, as browsers serialise font names).
         func name(_ end: Int, semicolon: Bool = false) -> String {
             String(unsafeUninitializedCapacity: end - nameStart + 1) { bytes in
                 var written = 0
@@ -185,7 +185,7 @@ enum NamedCharacterReferences {
     }
 
     /// Read from ``packedTable`` as bytes at the first lookup: split as a String, Character by
-    /// Character, it took 25 M instructions, more than rewriting a typical page.
+    /// Character, it cost more than rewriting a typical page.
     static let table: [String: [Unicode.Scalar]] = {
         var table: [String: [Unicode.Scalar]] = [:]
         table.reserveCapacity(entryCount)

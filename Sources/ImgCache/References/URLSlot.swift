@@ -30,7 +30,7 @@ struct URLSlot: Sendable {
 
 extension URLSlot {
     /// Whether `property` (lowercase) is a CSS property whose `url()` values are images. Compared
-    /// name by name: a set of them hashed the name of every CSS URL's property, 3% of rewriting
+    /// name by name: a set of them hashed the name of every CSS URL's property, which showed on
     /// pages of big `<style>` blocks.
     static func isImageProperty(_ property: String) -> Bool {
         switch property {

@@ -1,12 +1,12 @@
 /// The URL slots of a page, in document order, kept in chunks of bounded size.
 ///
-/// A generated 100 MB page has 660,000 slots. Kept in one array, that array (doubling as it grew,
-/// old and new storage at once) and then every slot alongside the references made from them were
-/// in memory together at the page's peak. Chunks never move once full, and ``drain(_:)`` gives
-/// each one back once its slots have become references.
+/// A generated 100 MB page has hundreds of thousands of slots. Kept in one array, that array
+/// (doubling as it grew, old and new storage at once) and then every slot alongside the references
+/// made from them were in memory together at the page's peak. Chunks never move once full, and
+/// ``drain(_:)`` gives each one back once its slots have become references.
 ///
 /// Slots are moved in and moved out, never copied: through arrays, each slot's texts were
-/// retained once more on the way in and on the way out, and released as often (a quarter of the
+/// retained once more on the way in and on the way out, and released as often (much of the
 /// reference counting of a page of long `srcset`s).
 final class URLSlotList {
     /// Slots in the first chunk; each next chunk holds twice as many, up to ``largestChunk``. A

@@ -22,7 +22,7 @@ struct BaseElementNeutralizer {
             edits.append(ByteEdit(range: baseHref.range, replacement: emptied))
         }
         // Plain links go through the fast resolver, which gives the parser's answer: running the
-        // parser twice for each of a page's links cost 40,000 instructions a link.
+        // parser twice for each of a page's links is costly, and pages have many.
         let simple = SimpleURLResolver(base: originalBase)
         // With no `<base>`, the base is the page's own URL.
         let pageURL = baseHref == nil ? originalBase.serializedWithoutFragment : nil

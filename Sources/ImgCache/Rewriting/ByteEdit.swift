@@ -8,7 +8,7 @@ struct ByteEdit: Sendable {
 /// and other edits spliced in when it is written.
 ///
 /// Kept this way so that a large page can go to its file in pieces: built whole, the output of a
-/// 100 MB page (128 MB) sat in memory beside the input and every reference, and made the peak.
+/// large page sat in memory beside the input and every reference, and made the peak.
 struct PageSplice: Sendable {
     /// The bytes the references' ranges point into.
     let source: [UInt8]

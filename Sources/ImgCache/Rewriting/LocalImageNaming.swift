@@ -11,8 +11,8 @@ public struct LocalImageNaming: Sendable, Hashable {
     /// Whether names go into a two-hex-digit subfolder (`3f/3f2a….png`).
     public var fanOut: Bool
     /// The extensions of up to eight ASCII bytes, each spelled in a word: what the extension of
-    /// every URL of a page is compared with (comparing strings cost 2% of rewriting pages dense
-    /// in `srcset`).
+    /// every URL of a page is compared with (comparing strings showed in the cost of rewriting
+    /// pages dense in `srcset`).
     private var spellings: [Spelling]
 
     private struct Spelling: Sendable {
@@ -93,7 +93,7 @@ public struct LocalImageNaming: Sendable, Hashable {
     /// raw `?` or `#`: the last segment can be read off the serialisation. Read as bytes: through
     /// `String.UTF8View` each search was a generic index walk. Inlined, as is `matchingExtension`,
     /// so that the closures given to it capture nothing: as calls, every URL's ``pathKind(ofHTTPURL:)``
-    /// retained and released the naming's extensions and spellings, 6% of rewriting pages dense in
+    /// retained and released the naming's extensions and spellings, which showed on pages dense in
     /// `srcset`.
     @inline(__always)
     private static func withExtensionBytes<Result>(

@@ -50,8 +50,8 @@ struct LocalName: Hashable, Sendable {
 
     /// `3f2a….png`, or `3f/3f2a….png` with fan-out.
     var string: String {
-        // Spelled straight into the string's storage: through an array first it cost 1,650
-        // instructions a name (the array, its copy, the UTF-8 check), named by the thousand.
+        // Spelled straight into the string's storage: through an array first, every name cost
+        // the array, its copy and the UTF-8 check, and names are made by the thousand.
         String(unsafeUninitializedCapacity: byteCount) { spell(into: UnsafeMutableRawBufferPointer($0)) }
     }
 

@@ -13,7 +13,8 @@ public struct RewriteResult: Sendable {
     }
 
     /// Hands ``bytes`` to `write` in order, in pieces of about 64 KB or more, without building the
-    /// whole page: for a 100 MB page that is 128 MB less at the peak. Stops at the first error `write` throws.
+    /// whole page, so that a large page's output is never in memory at once. Stops at the first
+    /// error `write` throws.
     public func writeBytes<Failure: Error>(_ write: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure) {
         switch output {
         case .whole(let bytes): try bytes.withUnsafeBufferPointer { (piece) throws(Failure) in try write(UnsafeRawBufferPointer(piece)) }

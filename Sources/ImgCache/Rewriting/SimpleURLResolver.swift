@@ -74,7 +74,7 @@ final class SimpleURLResolver: Sendable {
     /// A path relative to the base's directory. Leading `./` and `../` are read as the parser's
     /// path state reads them (`./` stays, `../` takes one folder off, never above the root);
     /// the rest must have no dot segment. Pages in a folder of a site name their images
-    /// `../img/a.png`: 3,300 such references of a 300-page site took the full parser.
+    /// `../img/a.png`: on a site, such references took the full parser by the thousand.
     private func relativePath(_ input: UnsafeBufferPointer<UInt8>) -> Outcome {
         var start = 0
         var directoryEnd = directory.count

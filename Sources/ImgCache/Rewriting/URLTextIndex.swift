@@ -1,7 +1,7 @@
 /// The first reference of a page made from each URL text, found by the text: how the rewriter
 /// resolves a text once however many slots repeat it (a srcset and its fallback `src`, a sprite).
 ///
-/// A `Dictionary<String, Int>` cost 7% of rewriting pages dense in `srcset`, where nearly every
+/// A `Dictionary<String, Int>` was costly on pages dense in `srcset`, where nearly every
 /// text is new: it hashed each whole text with SipHash and kept a copy of each, released at the
 /// end. This table keeps only indices into the references, placed by an XXH64 of the text. A
 /// search looks at a bounded number of places, so texts that collide (a hostile page can be made

@@ -14,7 +14,7 @@ enum VerbatimDataURL {
         guard text.utf8.first == UInt8(ascii: "d") else { return false }
         return text.withUTF8Bytes { bytes in
             // `data:` compared in place: a static array of it cost a `swift_once` and a retain for
-            // every URL of a page (2% of rewriting pages dense in `srcset`).
+            // every URL of a page, which shows on pages dense in `srcset`.
             guard bytes.count > 5, bytes[0] == UInt8(ascii: "d"), bytes[1] == UInt8(ascii: "a"),
                   bytes[2] == UInt8(ascii: "t"), bytes[3] == UInt8(ascii: "a"), bytes[4] == UInt8(ascii: ":"),
                   bytes[5] != UInt8(ascii: "/") else { return false }

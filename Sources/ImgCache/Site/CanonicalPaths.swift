@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Each folder is resolved once: a site's files share a few folders, and resolving every file's
 /// path whole (with Foundation's `standardizedFileURL` and `resolvingSymlinksInPath`) looked up
-/// each of its folders again, 60,000 instructions and five `lstat`s a file before the first page
-/// was read. A file that is itself a symbolic link is still resolved whole.
+/// each of its folders again, an `lstat` each, for every file before the first page was read. A
+/// file that is itself a symbolic link is still resolved whole.
 struct CanonicalPaths {
     private var folders: [String: String] = [:]
     private let currentDirectory = FileManager.default.currentDirectoryPath
@@ -16,7 +16,7 @@ struct CanonicalPaths {
         let standardized: String, folder: String, name: Substring
         if Self.isStandard(path) {
             // Already what splitting and joining it would give (the paths of a site's files,
-            // made from a standard folder path): 12,000 instructions a file saved.
+            // made from a standard folder path), so that work is saved for every file.
             standardized = path
             folder = path.containingFolder
             name = path.splitAtLastSlash().name
@@ -55,7 +55,7 @@ struct CanonicalPaths {
         }
     }
 
-    /// `/` followed by `parts` separated by `/` (`joined(separator:)` cost 6,800 instructions a path).
+    /// `/` followed by `parts` separated by `/` (cheaper than `joined(separator:)`).
     private static func joined(_ parts: ArraySlice<Substring>) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count + 1 } + 1)

@@ -9,8 +9,8 @@ import Darwin
 /// What an item in the file system is, the item itself (a link is not followed).
 ///
 /// `lstat` directly rather than `URLResourceValues`' `isRegularFile` and `isDirectory`, for which
-/// swift-corelibs-foundation gathers every attribute of the item (owner and group names included),
-/// about 300,000 instructions a file.
+/// swift-corelibs-foundation gathers every attribute of the item (owner and group names included)
+/// for every file.
 package enum FileType: Equatable {
     case regular
     case directory

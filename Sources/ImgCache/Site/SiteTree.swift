@@ -71,8 +71,8 @@ package struct SiteTree: Sendable {
             let path = url.path
             if path.hasPrefix(rootPrefix), path.utf8.count > rootPrefix.utf8.count {
                 // The enumerator's path starts with the root's as the root URL spells it: the rest
-                // is the relative path, without splitting and joining components (13,000
-                // instructions a file).
+                // is the relative path, without splitting and joining components for every
+                // file.
                 relative = String(path[path.utf8.index(path.startIndex, offsetBy: rootPrefix.utf8.count)...])
             } else {
                 let components = url.pathComponents
@@ -90,8 +90,8 @@ package struct SiteTree: Sendable {
     /// What a file is, by its extension (case-insensitive).
     package static func kind(ofPath path: String) -> FileKind {
         // The extension as NSString's `pathExtension` finds it (after the last dot of the last
-        // component, unless that dot starts it), read as bytes: NSString's cost 17,000
-        // instructions a file.
+        // component, unless that dot starts it), read as bytes: NSString's steps over
+        // Characters, for every file.
         path.withUTF8Bytes { bytes in
             var end = bytes.count
             while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
@@ -124,8 +124,8 @@ package struct SiteTree: Sendable {
     package func url(of file: File) -> BrowserURL? {
         guard let baseURL else { return nil }
         let needsEscapes = file.relativePath.withUTF8Bytes { bytes in bytes.contains { Self.escape(of: $0) != nil } }
-        // Most sites' paths need neither escapes nor the full parser (which cost 16,000
-        // instructions a file).
+        // Most sites' paths need neither escapes nor the full parser, which is costly for every
+        // file.
         if !needsEscapes, let resolved = servingResolver?.resolve(file.relativePath), let url = BrowserURL.plainHTTP(resolved) {
             return url
         }

@@ -18,7 +18,7 @@ package enum AtomicFile {
     }
 
     /// Writes what `produce` hands its `emit` function, piece by piece, to `path` atomically:
-    /// for a large file made as it is written (a manifest of 10,000 images is 6.5 MB, a rewritten
+    /// for a large file made as it is written (the manifest of thousands of images, a rewritten
     /// page ``RewriteResult/writeBytes(_:)``), which then never has to be whole in memory. When `produce` throws, nothing is written and its
     /// error is rethrown.
     /// - Throws: `FileError` naming the path when the folder cannot be created or a write fails.

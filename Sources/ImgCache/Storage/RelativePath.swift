@@ -9,7 +9,7 @@ package enum RelativePath {
         let to = components(of: target)
         var common = 0
         while common < from.count, common < to.count, from[common] == to[common] { common += 1 }
-        // Joined as bytes: arrays of strings joined cost 20,000 instructions a page.
+        // Joined as bytes: arrays of strings joined were costly, and this runs for every page.
         var path: [UInt8] = []
         func add(_ component: some Sequence<UInt8>) {
             if !path.isEmpty { path.append(UInt8(ascii: "/")) }
@@ -24,7 +24,7 @@ package enum RelativePath {
     /// link is followed and nothing is asked of the file system, so that the two paths compare
     /// alike whether or not they exist yet (`standardizingPath` drops Darwin's `/private` only
     /// from paths that exist). A relative path is taken from `currentDirectory`, asked only then.
-    /// Read as bytes: splitting the `String` compared Characters, 22,000 instructions a path.
+    /// Read as bytes: splitting the `String` compared Characters, far costlier for every path.
     static func components(of path: String,
                            from currentDirectory: @autoclosure () -> String = FileManager.default.currentDirectoryPath) -> [Substring] {
         let absolute = path.utf8.first == UInt8(ascii: "/") ? path : currentDirectory() + "/" + path

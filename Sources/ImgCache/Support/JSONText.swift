@@ -4,8 +4,8 @@
 /// The caller writes keys in sorted order.
 ///
 /// The text is written into memory of its own rather than an `[UInt8]`: each `Array.append`
-/// checks uniqueness and capacity, and `append(contentsOf:)` cost 170 instructions however short
-/// the bytes, which made a key and its punctuation cost 400 (a manifest or an index record is
+/// checks uniqueness and capacity, and `append(contentsOf:)` has a fixed cost however short the
+/// bytes, which made each key and its punctuation costly (a manifest or an index record is
 /// mostly keys). Noncopyable, so that the memory has one owner.
 struct JSONText: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>

@@ -3,7 +3,7 @@ import Foundation
 extension String {
     /// This path split after its last `/`: the folder with that `/` (empty when there is none) and
     /// the name. Found in the UTF-8 buffer: `String.lastIndex(of:)` steps back a Character at a
-    /// time over the whole name, the UTF-8 view's costs about 50 instructions a byte, and
+    /// time over the whole name, the UTF-8 view's iterator is costly for every byte, and
     /// NSString's path methods cost more still, for every image and file written.
     func splitAtLastSlash() -> (folder: Substring, name: Substring) {
         guard let offset = withUTF8Bytes({ $0.lastIndex(of: UInt8(ascii: "/")) }) else { return ("", self[...]) }
@@ -26,7 +26,7 @@ extension String {
 extension String {
     /// `(self as NSString).deletingLastPathComponent`, found by byte for a path without doubled
     /// or trailing slashes (what paths built by this package are); NSString's, which steps over
-    /// the path a Character at a time (24,000 instructions for a page's path), for the rest.
+    /// the path a Character at a time, for the rest.
     var parentPath: String {
         // nil: the path is not one the byte search gives NSString's answer for.
         let lastSlash: Int?? = withUTF8Bytes { bytes in

@@ -4,7 +4,7 @@
 enum PlainURLText {
     /// What the one-pass readers need to know of each of the 256 byte values, one byte each, read
     /// through an unchecked pointer: a `[Bool]` looked up behind a bounds check and a `< 128` test
-    /// took 12–16 instructions a byte, on every absolute URL of a page.
+    /// cost far more a byte, on every absolute URL of a page.
     private enum ByteClass {
         /// In the path: a byte that every part of a URL keeps as it is (no encode set of the URL
         /// Standard contains it, for path, query or fragment of a special URL) and that ends

@@ -83,8 +83,8 @@ final class CurlMultiThread: @unchecked Sendable {
         // back the requests beyond it until streams end.
         _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, Self.streamsPerConnection)
         // Idle connections kept for reuse. libcurl's default keeps 4 per transfer then running, and
-        // between one image's end and the next one's start few are running: a 2,000-image fetch over
-        // HTTP/1.1 opened 43 to 98 connections to its one host, where 8 were enough.
+        // between one image's end and the next one's start few are running: a fetch over HTTP/1.1
+        // closed connections to its one host and opened new ones, far more than its limit needs.
         _ = imgcache_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 128)
         let thread = Thread { [self] in run() }
         thread.name = "imgcache libcurl"

@@ -279,7 +279,7 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
 
 extension CurlTransport {
     /// Starts loading libcurl on a thread of its own, for a command about to make a transport:
-    /// its 32 libraries take about 9 ms to map, relocate and initialise, which then overlap the
+    /// its many libraries take a while to map, relocate and initialise, which then overlap the
     /// command's own start (parsing its arguments) instead of delaying its first request. A
     /// transport made meanwhile waits for the same load; a failure is reported as without this.
     /// - Parameter checkingSystemCAs: the command names an https URL: check on the same thread

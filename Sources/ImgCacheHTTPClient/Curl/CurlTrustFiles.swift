@@ -16,7 +16,7 @@ import NIOConcurrencyHelpers
 ///
 /// A bundle is left out when the folder holds every one of its certificates (``HashedCertificateFolder``),
 /// as the system's folder holds the system's bundle where `update-ca-certificates` made both: the
-/// folder, searched anyway, then trusts the same CAs without the 40 ms OpenSSL 3.0 takes to read
+/// folder, searched anyway, then trusts the same CAs without the time OpenSSL 3.0 takes to read
 /// the bundle.
 struct CurlTrustFiles: Sendable {
     /// The CA file (`CURLOPT_CAINFO`), or nil for none.

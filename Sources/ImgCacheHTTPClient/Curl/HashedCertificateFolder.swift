@@ -12,18 +12,18 @@ import Darwin
 /// A certificate folder as OpenSSL searches it (`CURLOPT_CAPATH`): files named after the hash of
 /// their certificates' subject (`openssl rehash`'s `5ad8a5d6.0`), read only when a chain needs one.
 ///
-/// Why it matters: OpenSSL 3.0 takes about 40 ms of CPU to read a 140-certificate bundle
-/// (`CURLOPT_CAINFO`; its decoders cost about 0.3 ms per certificate), on the path to the first
-/// TLS connection of every run, and libcurl reads the system's bundle whenever it is given no
-/// other. When the system's folder already holds every certificate of the system's bundle, the
-/// folder alone trusts the same CAs, at the cost of the one or two files a chain needs.
+/// Why it matters: OpenSSL 3.0 is slow to read a 140-certificate bundle (`CURLOPT_CAINFO`; its
+/// decoders are costly for each certificate), on the path to the first TLS connection of every run
+/// (measured: Benchmarks/HISTORY.md, "Fetching"), and libcurl reads the system's bundle whenever it
+/// is given no other. When the system's folder already holds every certificate of the system's
+/// bundle, the folder alone trusts the same CAs, at the cost of the one or two files a chain needs.
 struct HashedCertificateFolder {
     let path: String
     /// The certificates of the folder's hashed files; nil when one cannot be read or holds
     /// anything but certificates, or the folder cannot be listed.
     private let certificates: Set<CertificateText>?
 
-    /// Reads the folder's hashed files (about 1 ms for Debian's 140), without parsing them.
+    /// Reads the folder's hashed files without parsing them: cheap beside parsing the bundle.
     init(path: String) {
         self.path = path
         certificates = Self.readCertificates(inFolder: path)

@@ -6,8 +6,8 @@ import Foundation
 /// the system's, or those `SSL_CERT_DIR` and `SSL_CERT_FILE` name instead. Worked out on a thread
 /// of its own while a command starts, for the https run it is about to make.
 ///
-/// Worked out when the first https transfer is configured, the check (about 3.5 ms: reading some
-/// 140 hashed files and the bundle) held back the first request, the page's, on the transport's
+/// Worked out when the first https transfer is configured, the check (reading some 140 hashed
+/// files and the bundle) held back the first request, the page's, on the transport's
 /// thread. A command that names an https URL ``schedule()``s it before parsing its arguments and
 /// ``check(bundle:folder:)``s on the thread that loads libcurl; ``CurlTrustFiles`` then
 /// ``take(bundle:folder:)``s the verdict, once: later trust files work it out again, as the files

@@ -43,7 +43,7 @@ struct RewriteCommand: ParsableCommand {
         MallocTuning.forPages()
         var failed = false
         // Every page of one --out folder gets the same options: worked out once (the relative
-        // path alone took 170,000 instructions), not per page.
+        // path alone is costly), not per page.
         var prepared: PreparedFolder?
         let pageURL = pageOptions.pageURL
         for page in pages {
