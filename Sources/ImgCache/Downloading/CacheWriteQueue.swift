@@ -3,9 +3,8 @@
 /// Images that arrive while earlier ones are being written wait and are then stored together
 /// (``ImageCacheStore/store(_:now:)``): one turn of the folder lock, one index append and one
 /// thread wake-up for the batch instead of one each. At most two batches are written at once, on
-/// ``BlockingIO``'s two queues, so that one batch's files are created while another's are linked.
-/// Measured on 2,000 images from nginx on loopback (release build, medians of 11 runs): 311 ms of
-/// CPU time for the whole fetch against 323–334 ms with one store per image.
+/// its ``FileWork``'s two queues, so that one batch's files are created while another's are linked.
+/// Batches took less CPU than one store per image (Benchmarks/HISTORY.md, "Fetching").
 final class CacheWriteQueue: Sendable {
     private struct Job: Sendable {
         let image: ImageToStore
@@ -23,10 +22,12 @@ final class CacheWriteQueue: Sendable {
     private static let maxBatch = 64
 
     private let store: ImageCacheStore
+    private let fileWork: FileWork
     private let state = ThreadLocked(State())
 
-    init(store: ImageCacheStore) {
+    init(store: ImageCacheStore, fileWork: FileWork) {
         self.store = store
+        self.fileWork = fileWork
     }
 
     /// Stores `image` with the next batch, then calls `done` with its metadata, on the writer's
@@ -38,7 +39,7 @@ final class CacheWriteQueue: Sendable {
             state.writers += 1
             return true
         }
-        if startsWriter { BlockingIO.submit { self.write() } }
+        if startsWriter { fileWork.submit { self.write() } }
     }
 
     /// Takes batches until nothing is left waiting.

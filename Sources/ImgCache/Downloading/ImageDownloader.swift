@@ -23,6 +23,8 @@ final class ImageDownloader: Sendable {
     /// What tells an exchange broken by the process being suspended from one that failed.
     private let suspensions: SuspensionWatch
     private let writer: CacheWriteQueue
+    /// Where its cache looks and writes run.
+    private let fileWork: FileWork
     private let globalLimit: AsyncSemaphore
     private let originLimits: OriginLimits
     /// The fetches under way, by URL: a second caller waits for the first one's outcome.
@@ -90,20 +92,22 @@ final class ImageDownloader: Sendable {
     /// - Parameters:
     ///   - transport: performs the HTTP requests (`URLSessionTransport` in an app; the command line's libcurl or AsyncHTTPClient one).
     ///   - store: the cache the images go into.
+    ///   - fileWork: where its looks in the cache and its writes run (the session's).
     ///   - policy: limits, time-outs, retries, accepted formats.
     ///   - onEvent: called (from any thread) when a request starts (`started`) and when an image is
     ///     done (`finished`, or `failed`); never `refresh`. Pass a ``RefreshNotifier``'s `record`.
     ///   - clock: what a suspension of the process is measured on (``SuspensionWatch``); a manual
     ///     clock in tests.
     init(transport: any ImageTransport, store: ImageCacheStore, policy: DownloadPolicy = DownloadPolicy(),
-         onEvent: (@Sendable (ImageEvent) -> Void)? = nil, clock: some Clock<Duration> = ContinuousClock()) {
+         fileWork: FileWork = FileWork(placement: .default), onEvent: (@Sendable (ImageEvent) -> Void)? = nil, clock: some Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.policy = policy
         let counter = OutstandingCounter()
         self.counter = counter
         self.suspensions = SuspensionWatch(clock: ElapsedTimeClock(clock), isBusy: { counter.value > 0 })
         self.globalLimit = AsyncSemaphore(value: policy.concurrency)
-        self.writer = CacheWriteQueue(store: store)
+        self.fileWork = fileWork
+        self.writer = CacheWriteQueue(store: store, fileWork: fileWork)
         let originLimits = OriginLimits(http1Limit: policy.perHostConcurrency, multiplexedLimit: policy.perHostStreams)
         self.originLimits = originLimits
         var exchangePolicy = HTTPExchange.Policy.image(policy)
@@ -250,7 +254,7 @@ final class ImageDownloader: Sendable {
         var known = [CacheLookup?](repeating: nil, count: images.count)
         let toLookUp = candidates.indices.filter { found[$0] == nil }
         if !toLookUp.isEmpty {
-            let lookups = await BlockingIO.runCacheLook { store.lookUpForUse(toLookUp.map { images[candidates[$0]] }) }
+            let lookups = await fileWork.runCacheLook { store.lookUpForUse(toLookUp.map { images[candidates[$0]] }) }
             var fresh: [(key: String, image: FoundImage)] = []
             for (position, lookup) in zip(toLookUp, lookups) {
                 guard case .fresh(let metadata) = lookup else {
@@ -452,11 +456,11 @@ final class ImageDownloader: Sendable {
         if let knownLookup {
             lookup = knownLookup
         } else {
-            lookup = await BlockingIO.run { store.lookup(url) }
+            lookup = await fileWork.run { store.lookup(url) }
         }
         let image = ImageInFlight(url, urlName: knownName, lookup: lookup, naming: store.naming)
         if case .fresh(let metadata) = lookup {
-            await BlockingIO.run { store.markUsed(url) }
+            await fileWork.run { store.markUsed(url) }
             return finish(image.outcome(.cached, metadata))
         }
 
@@ -620,7 +624,7 @@ final class ImageDownloader: Sendable {
             let store = self.store
             do {
                 let validators = Validators(response)
-                try await BlockingIO.run {
+                try await fileWork.run {
                     try store.markRevalidated(image.url, etag: validators.etag, lastModified: validators.lastModified)
                 }
                 return finish(image.outcome(.revalidated, image.stale))

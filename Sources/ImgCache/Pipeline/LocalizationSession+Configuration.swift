@@ -28,6 +28,9 @@ extension LocalizationSession {
         public var maxWait: Duration?
         /// Where refreshes are also posted as `.imgcacheRefresh` (nil: nowhere).
         public var notificationCenter: NotificationCenter?
+        /// Where pages and stylesheets are read and written, and a page's images looked for in the
+        /// cache: in place while that is quick (the default), or always off the cooperative pool.
+        public var fileWork: FileWorkPlacement = .default
         /// What the debounce and a suspension of the process (an app frozen in the background) are
         /// measured on: `ContinuousClock`, or a manual clock in tests.
         package var clock: any Clock<Duration> = ContinuousClock()

@@ -25,6 +25,8 @@ public final class LocalizationSession: Sendable {
     /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
     public let notifier: RefreshNotifier
     let downloader: ImageDownloader
+    /// Where the session's file work runs (``Configuration/fileWork``).
+    let fileWork: FileWork
     /// Reads and rewrites every document of the session: made once, since what it looks for is
     /// the same for all of them (a file's copy changes only where it refers to the cache from).
     let rewriter: ImageRewriter
@@ -43,11 +45,13 @@ public final class LocalizationSession: Sendable {
         var options = configuration.rewriting
         options.naming = configuration.store.naming
         rewriter = ImageRewriter(options: options)
+        let fileWork = FileWork(placement: configuration.fileWork)
+        self.fileWork = fileWork
         let notifier = self.notifier
         let arrivals = self.arrivals
         // The arrivals first: a request woken by an outcome finds what the notifier announces.
         downloader = ImageDownloader(transport: configuration.transport, store: configuration.store,
-                                     policy: configuration.downloadPolicy,
+                                     policy: configuration.downloadPolicy, fileWork: fileWork,
                                      onEvent: { event in
                                          arrivals.record(event)
                                          notifier.record(event)
@@ -92,7 +96,7 @@ public final class LocalizationSession: Sendable {
         let scan = rewriter.scan(bytes, as: document, url: url, transportCharset: transportCharset ?? rewriter.options.transportEncodingLabel,
                                  site: site, awayFromOrigin: awayFromOrigin)
         let untyped = scan.untypedImageURLs
-        let known = untyped.isEmpty ? [:] : await BlockingIO.run { self.cachedNames(of: untyped) }
+        let known = untyped.isEmpty ? [:] : await fileWork.run { self.cachedNames(of: untyped) }
         let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: known)
         let images = prepared.imagesToFetch(storeNaming: store.naming)
         imagesFound?(images.count)
@@ -185,11 +189,12 @@ public final class LocalizationSession: Sendable {
             // in its place could point anywhere on the machine. A page given on its own is read
             // wherever its name leads, as the person who named it meant.
             let isSiteFile = input.site != nil
-            bytes = try await BlockingIO.runDocumentFileWork {
+            bytes = try await fileWork.runDocumentFileWork {
                 try isSiteFile ? AtomicFile.readRegularFile(path) : AtomicFile.read(path)
             }
         }
         let destination = input.output
+        let fileWork = self.fileWork
         rewriter.options.referenceStyle = referenceStyle(fromFolder: destination.parentPath)
         let document: LocalizedDocument
         switch input.kind {
@@ -203,7 +208,7 @@ public final class LocalizationSession: Sendable {
             bytes, url: url, as: document, rewriter: rewriter, mode: mode, site: input.site, transportCharset: transportCharset,
             awayFromOrigin: awayFromOrigin, imagesFound: imagesFound,
             pageReady: { rewritten in
-                try await BlockingIO.runDocumentFileWork { try rewritten.write(toFile: destination) }
+                try await fileWork.runDocumentFileWork { try rewritten.write(toFile: destination) }
                 written?(rewritten)
             })
         let linked = result.page.linkedStylesheets
@@ -237,7 +242,7 @@ public final class LocalizationSession: Sendable {
     /// - Throws: `FileError` naming the file.
     public func copy(_ copy: SiteFileCopy) async throws {
         // Always off the pool: a copy (where a hard link cannot be made) is as long as the file.
-        _ = try await BlockingIO.runForDocument { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
+        _ = try await fileWork.runForDocument { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
     }
 
     // MARK: - Ending

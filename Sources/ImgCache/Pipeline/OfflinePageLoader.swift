@@ -86,7 +86,7 @@ public final class OfflinePageLoader: Sendable {
         }
         let session = self.session
         let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
-        let prepared = try await BlockingIO.runForDocument { () throws -> PreparedDocument in
+        let prepared = try await session.fileWork.runForDocument { () throws -> PreparedDocument in
             let rewriter = session.rewriter
             let scan = rewriter.scan(html, url: pageURL, transportCharset: transportEncodingLabel ?? rewriter.options.transportEncodingLabel,
                                      awayFromOrigin: true)
@@ -111,7 +111,7 @@ public final class OfflinePageLoader: Sendable {
             guard let hold else { return results }
             var written: String?
             if let rewritten = prepared.namingTypedImages(from: results),
-               (try? await BlockingIO.run({ try rewritten.write(toFile: pagePath) })) != nil {
+               (try? await session.fileWork.run({ try rewritten.write(toFile: pagePath) })) != nil {
                 written = pagePath
             }
             hold.release(rewrittenPage: written)
@@ -155,7 +155,7 @@ public final class OfflinePageLoader: Sendable {
     ///   while it waits.
     public func image(forLocalName localName: String) async throws -> (bytes: [UInt8], contentType: String?) {
         let store = self.store
-        if let found = await BlockingIO.run({ store.contents(forLocalName: localName) }) { return (found.bytes, found.image.contentType) }
+        if let found = await session.fileWork.run({ store.contents(forLocalName: localName) }) { return (found.bytes, found.image.contentType) }
         guard let url = session.arrivals.url(forLocalName: localName) else { throw OfflineImageError.notCached(localName) }
         return try await waitForImage(url: url, name: localName) { store.contents(forLocalName: localName) }
     }
@@ -163,7 +163,7 @@ public final class OfflinePageLoader: Sendable {
     /// The same, by the image's absolute URL.
     public func image(for url: BrowserURL) async throws -> (bytes: [UInt8], contentType: String?) {
         let store = self.store
-        if let found = await BlockingIO.run({ store.contents(for: url) }) { return (found.bytes, found.image.contentType) }
+        if let found = await session.fileWork.run({ store.contents(for: url) }) { return (found.bytes, found.image.contentType) }
         return try await waitForImage(url: url.serializedWithoutFragment, name: url.serialized) { store.contents(for: url) }
     }
 
@@ -176,7 +176,7 @@ public final class OfflinePageLoader: Sendable {
             throw OfflineImageError.downloadFailed(name, outcome.failure ?? .cancelled)
         case .settled, .nothingExpected:
             // Fetched (or fetched between the first look and the wait): the cache has it now.
-            guard let found = await BlockingIO.run(read) else { throw OfflineImageError.notCached(name) }
+            guard let found = await session.fileWork.run(read) else { throw OfflineImageError.notCached(name) }
             return (found.bytes, found.image.contentType)
         }
     }
