@@ -3,18 +3,18 @@
 /// The downloader bounds each image itself instead of trusting every transport to: a server
 /// that drips one byte a second must not hold a run whatever the transport does with bodies.
 /// Like a task group, it returns only once `operation` has ended; cancelling the caller cancels
-/// `operation`. The deadline is kept by the shared ``DeadlineWatchdog``, not by a timer per call.
+/// `operation`. The deadline is kept by `watchdog` (one per downloader), not by a timer per call.
 package func withDeadline<T: Sendable>(
-    _ deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> T
+    _ deadline: ContinuousClock.Instant, keptBy watchdog: DeadlineWatchdog, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     guard ContinuousClock.now < deadline else { throw TransportError.timedOut(phase: nil) }
     let task = Task { try await operation() }
     let expired = ThreadLocked(false)
-    let ticket = DeadlineWatchdog.shared.watch(until: deadline) {
+    let ticket = watchdog.watch(until: deadline) {
         expired.withLock { $0 = true }
         task.cancel()
     }
-    defer { DeadlineWatchdog.shared.unwatch(ticket) }
+    defer { watchdog.unwatch(ticket) }
     do {
         return try await withTaskCancellationHandler {
             try await task.value

@@ -5,14 +5,11 @@ import Dispatch
 ///
 /// What a per-request `Task.sleep` raced against the request did, without its cost: a cancelled
 /// sleep keeps its Dispatch timer (and the sleeping task) alive until the deadline would have
-/// come, so 2,000 images with a 30 s timeout held 4,000 timers, about 2.5 MB, and every request
-/// paid for arming one.
+/// come, so thousands of images held thousands of timers, and every request paid for arming one.
 ///
 /// `@unchecked Sendable` for the Dispatch timer, which Dispatch does not mark `Sendable` although
 /// its methods are thread-safe; all other state is behind the lock.
-final class DeadlineWatchdog: @unchecked Sendable {
-    static let shared = DeadlineWatchdog()
-
+package final class DeadlineWatchdog: @unchecked Sendable {
     private struct Watch {
         let deadline: ContinuousClock.Instant
         let onExpiry: @Sendable () -> Void
@@ -28,10 +25,14 @@ final class DeadlineWatchdog: @unchecked Sendable {
     private let state = ThreadLocked(State())
     private let timer: any DispatchSourceTimer
 
-    private init() {
+    package init() {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgcache.deadlines"))
-        timer.setEventHandler { DeadlineWatchdog.shared.fire() }
+        timer.setEventHandler { [weak self] in self?.fire() }
         timer.activate()
+    }
+
+    deinit {
+        timer.cancel()
     }
 
     /// Calls `onExpiry` (on a Dispatch thread) once `deadline` has passed, unless ``unwatch(_:)``

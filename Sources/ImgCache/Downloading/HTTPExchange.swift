@@ -51,6 +51,8 @@ struct HTTPExchange: Sendable {
     let policy: Policy
     /// Told every response (for its HTTP version and stream limit), with the URL that gave it.
     var observe: (@Sendable (TransportResponse, BrowserURL) -> Void)? = nil
+    /// Keeps the deadlines of the exchange's requests, for a transport that does not keep them itself.
+    var deadlines = DeadlineWatchdog()
 
     /// GETs `url` with `headers`. Succeeds with a 2xx (of an accepted format, when the policy
     /// names formats) or, when `acceptsNotModified`, a 304.
@@ -86,7 +88,7 @@ struct HTTPExchange: Sendable {
                     // drips one byte a second must not hold a run, whatever a transport does with bodies.
                     response = transport.keepsDeadlines
                         ? try await transport.sendCheckingAddresses(request)
-                        : try await withDeadline(deadline) { try await transport.sendCheckingAddresses(request) }
+                        : try await withDeadline(deadline, keptBy: deadlines) { try await transport.sendCheckingAddresses(request) }
                 }
                 observe?(response, current)
                 switch response.status {

@@ -29,12 +29,12 @@ struct DeadlineTests {
 
     /// Ten operations that end in time under a far (300 s) deadline, then ten that would sleep
     /// 600 s under near deadlines set in the opposite order.
-    static func inTimeAndLate(log: CancellationLog) async -> [(String, Result<Int, any Error>)] {
+    static func inTimeAndLate(log: CancellationLog, watchdog: DeadlineWatchdog = DeadlineWatchdog()) async -> [(String, Result<Int, any Error>)] {
         await withTaskGroup(of: (String, Result<Int, any Error>).self) { group in
-            // Far deadlines first, then nearer ones: the shared timer must be brought forward.
+            // Far deadlines first, then nearer ones: the watchdog's one timer must be brought forward.
             for index in 0..<10 {
                 group.addTask {
-                    let result = await Result { try await withDeadline(.now + .seconds(300), sleeper(.milliseconds(20 + index * 5), log: log)) }
+                    let result = await Result { try await withDeadline(.now + .seconds(300), keptBy: watchdog, sleeper(.milliseconds(20 + index * 5), log: log)) }
                     return ("in time", result)
                 }
             }
@@ -42,7 +42,7 @@ struct DeadlineTests {
             for index in 0..<10 {
                 group.addTask {
                     let deadline = ContinuousClock.now + .milliseconds(100 + 30 * (9 - index))
-                    let result = await Result { try await withDeadline(deadline, sleeper(.seconds(600), log: log)) }
+                    let result = await Result { try await withDeadline(deadline, keptBy: watchdog, sleeper(.seconds(600), log: log)) }
                     return ("late", result)
                 }
             }
@@ -76,7 +76,7 @@ struct DeadlineTests {
     @Test("cancelling the caller cancels the operation, and is not reported as a time-out")
     func callerCancellation() async throws {
         let log = CancellationLog()
-        let caller = Task { try await withDeadline(.now + .seconds(30), Self.sleeper(.seconds(60), log: log)) }
+        let caller = Task { try await withDeadline(.now + .seconds(30), keptBy: DeadlineWatchdog(), Self.sleeper(.seconds(60), log: log)) }
         try await Task.sleep(for: .milliseconds(50))
         caller.cancel()
         let result = await caller.result
@@ -90,7 +90,7 @@ struct DeadlineTests {
         let log = CancellationLog()
         let ran = ThreadLocked(false)
         await #expect(throws: TransportError.timedOut(phase: nil)) {
-            try await withDeadline(.now - .seconds(1)) { ran.withLock { $0 = true }; return try await Self.sleeper(.zero, log: log)() }
+            try await withDeadline(.now - .seconds(1), keptBy: DeadlineWatchdog()) { ran.withLock { $0 = true }; return try await Self.sleeper(.zero, log: log)() }
         }
         #expect(ran.withLock { $0 } == false)
     }
