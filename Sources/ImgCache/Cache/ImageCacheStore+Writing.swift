@@ -86,7 +86,7 @@ extension ImageCacheStore {
     /// created here and ``place(_:bytes:localName:)`` writes again under the lock. Not checked
     /// first: that cost a few `stat`s per image for a case that almost never happens.
     func stage(_ bytes: [UInt8], localName: String) throws -> StagedImageFile? {
-        let staged = try? StagedImageFile.write(bytes, for: layout.imagePath(localName), durable: policy.durableWrites)
+        let staged = try? StagedImageFile.write(bytes, for: layout.imagePath(localName), durable: policy.durableWrites, support: staging)
         // The lock file lives in the cache folder too.
         if staged == nil { try CacheFileSystem.createFolder(at: layout.subfolderPath(localName) ?? layout.folder) }
         return staged
@@ -104,7 +104,7 @@ extension ImageCacheStore {
             // file before we got the lock. Neither can recur while we hold the lock, so write
             // again; a second failure is a real one.
             try CacheFileSystem.createFolder(at: layout.subfolderPath(localName) ?? layout.folder)
-            let retry = try StagedImageFile.write(bytes, for: imagePath, durable: policy.durableWrites)
+            let retry = try StagedImageFile.write(bytes, for: imagePath, durable: policy.durableWrites, support: staging)
             let failure = retry.place(at: imagePath)
             guard failure == 0 else { throw FileError(path: imagePath, errno: failure) }
             image = retry.status

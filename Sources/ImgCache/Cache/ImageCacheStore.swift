@@ -50,6 +50,8 @@ public final class ImageCacheStore: Sendable {
 
     let layout: CacheFileLayout
     let reader: CacheEntryReader
+    /// How images are staged before they take their names here.
+    let staging = StagedImageFile.Support()
     private let state: ThreadLocked<State>
     private let removalsSeen: ThreadLocked<Int>
 

@@ -25,25 +25,48 @@ final class StagedImageFile {
     /// The file as written: its size, inode and modification time are what the index records.
     /// Linking or renaming keeps all three.
     let status: FileStatus
+    private let support: Support
 
-    private init(location: Location, status: FileStatus) {
+    private init(location: Location, status: FileStatus, support: Support) {
         self.location = location
         self.status = status
+        self.support = support
+    }
+
+    /// What a store has learnt about unnamed files where its cache is: after a first failure,
+    /// later images go the way that works at once. Kept by each store (another store may be on
+    /// another file system), not by the process.
+    final class Support: Sendable {
+        #if os(Linux)
+        /// Set once linking an unnamed file failed for want of `/proc`: later images go straight
+        /// to named temporary files instead of being written twice.
+        fileprivate let unnamedFilesUnusable: ThreadLocked<Bool>
+        /// Set once the kernel refused to link an unnamed file by its descriptor: later images go
+        /// through `/proc/self/fd` at once.
+        fileprivate let descriptorLinksRefused = ThreadLocked(false)
+        #endif
+
+        /// - Parameter portable: named temporary files only, as on Apple platforms. The default
+        ///   is set by `IMGCACHE_PORTABLE_FILES=1`, which the tests use to run the path Darwin takes.
+        init(portable: Bool = getenv("IMGCACHE_PORTABLE_FILES").map { String(cString: $0) == "1" } ?? false) {
+            #if os(Linux)
+            unnamedFilesUnusable = ThreadLocked(portable)
+            #endif
+        }
     }
 
     deinit { discard() }
 
-    /// Writes `bytes` to a new file in `finalPath`'s folder.
-    /// - Parameter allowUnnamed: false to use a named temporary file even where unnamed files work
-    ///   (for tests of that path).
+    /// Writes `bytes` to a new file in `finalPath`'s folder, unnamed where `support` has not
+    /// found that unusable.
     /// - Throws: `FileError` when the folder does not exist or the file cannot be written.
-    static func write(_ bytes: [UInt8], for finalPath: String, durable: Bool, allowUnnamed: Bool = true) throws -> StagedImageFile {
+    static func write(_ bytes: [UInt8], for finalPath: String, durable: Bool, support: Support) throws -> StagedImageFile {
         #if os(Linux)
-        if allowUnnamed, !unnamedFilesUnusable.withLock({ $0 }),
-           let unnamed = writeUnnamed(bytes, inFolderOf: finalPath, durable: durable) { return unnamed }
+        if !support.unnamedFilesUnusable.withLock({ $0 }),
+           let unnamed = writeUnnamed(bytes, inFolderOf: finalPath, durable: durable, support: support) { return unnamed }
         #endif
         let staged = try CacheFileSystem.writeTemporaryFile(bytes, beside: finalPath, durable: durable)
-        return StagedImageFile(location: .named(path: staged.path), status: staged.status)
+        return StagedImageFile(location: .named(path: staged.path), status: staged.status, support: support)
     }
 
     /// Gives the file its final name, replacing any file there. Returns 0, or the `errno` of the
@@ -58,11 +81,11 @@ final class StagedImageFile {
             return failure
         case .unnamed(let descriptor):
             #if os(Linux)
-            let linked = Self.link(descriptor, to: finalPath)
+            let linked = Self.link(descriptor, to: finalPath, support: support)
             guard linked == EEXIST else { return linked }
             // `linkat` never replaces a file: link under a temporary name, then rename over.
             let temporary = CacheFileLayout.temporaryPath(beside: finalPath)
-            let linkedAside = Self.link(descriptor, to: temporary)
+            let linkedAside = Self.link(descriptor, to: temporary, support: support)
             guard linkedAside == 0 else { return linkedAside }
             let failure = CacheFileSystem.rename(temporary, to: finalPath)
             if failure != 0 { unlink(temporary) }
@@ -87,15 +110,6 @@ final class StagedImageFile {
     }
 
     #if os(Linux)
-    /// Set once linking an unnamed file failed for want of `/proc`: later images go straight to
-    /// named temporary files instead of being written twice. Set from the start by
-    /// `IMGCACHE_PORTABLE_FILES=1`, which the tests use to run the path Darwin takes.
-    private static let unnamedFilesUnusable = ThreadLocked(getenv("IMGCACHE_PORTABLE_FILES").map { String(cString: $0) == "1" } ?? false)
-
-    /// Set once the kernel refused to link an unnamed file by its descriptor: later images go
-    /// through `/proc/self/fd` at once.
-    private static let descriptorLinksRefused = ThreadLocked(false)
-
     /// Gives an unnamed file the name `path`. Returns 0, or the `errno` of the failure.
     ///
     /// By its descriptor (`AT_EMPTY_PATH`) where the kernel allows it to the process that opened
@@ -103,8 +117,8 @@ final class StagedImageFile {
     /// `/proc/self/fd/N`, which costs a path look-up in procfs for every image.
     /// - Parameter byDescriptor: false to go through `/proc` whatever the kernel allows (for tests
     ///   of that path).
-    static func link(_ descriptor: Int32, to path: String, byDescriptor: Bool = true) -> Int32 {
-        let triedDescriptor = byDescriptor && !descriptorLinksRefused.withLock { $0 }
+    static func link(_ descriptor: Int32, to path: String, support: Support, byDescriptor: Bool = true) -> Int32 {
+        let triedDescriptor = byDescriptor && !support.descriptorLinksRefused.withLock { $0 }
         if triedDescriptor {
             if linkat(descriptor, "", AT_FDCWD, path, atEmptyPath) == 0 { return 0 }
             let failure = errno
@@ -112,13 +126,13 @@ final class StagedImageFile {
             guard failure == ENOENT || failure == EPERM else { return failure }
         }
         if linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
-            if triedDescriptor { descriptorLinksRefused.withLock { $0 = true } }
+            if triedDescriptor { support.descriptorLinksRefused.withLock { $0 = true } }
             return 0
         }
         let failure = errno
         if failure == ENOENT, access("/proc/self/fd", F_OK) != 0 {
             // No /proc (a bare container) and no descriptor links: unnamed files cannot be linked here, ever.
-            unnamedFilesUnusable.withLock { $0 = true }
+            support.unnamedFilesUnusable.withLock { $0 = true }
         }
         return failure
     }
@@ -130,7 +144,7 @@ final class StagedImageFile {
     /// architecture Swift runs on.
     private static let unnamedFileFlag: Int32 = 0o20000000 | O_DIRECTORY
 
-    private static func writeUnnamed(_ bytes: [UInt8], inFolderOf finalPath: String, durable: Bool) -> StagedImageFile? {
+    private static func writeUnnamed(_ bytes: [UInt8], inFolderOf finalPath: String, durable: Bool, support: Support) -> StagedImageFile? {
         let descriptor = open(finalPath.containingFolder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
         // Not supported here (old kernel, a file system without it): use a named temporary file.
         guard descriptor >= 0 else { return nil }
@@ -138,7 +152,7 @@ final class StagedImageFile {
             close(descriptor)
             return nil
         }
-        return StagedImageFile(location: .unnamed(descriptor: descriptor), status: status)
+        return StagedImageFile(location: .unnamed(descriptor: descriptor), status: status, support: support)
     }
     #endif
 }

@@ -10,7 +10,7 @@ struct StagedImageFileTests {
         let folder = try CacheTestFolder()
         let path = folder.path + "/" + String(repeating: "ab", count: 32) + ".png"
         let first = CacheTestData.bytes(5_000, seed: 1)
-        let staged = try StagedImageFile.write(first, for: path, durable: false, allowUnnamed: allowUnnamed)
+        let staged = try StagedImageFile.write(first, for: path, durable: false, support: StagedImageFile.Support(portable: !allowUnnamed))
         #expect(!FileManager.default.fileExists(atPath: path), "not visible at its name before it is placed")
         #expect(staged.place(at: path) == 0)
         #expect(folder.read((path as NSString).lastPathComponent) == first)
@@ -18,11 +18,11 @@ struct StagedImageFileTests {
         #expect(status.fingerprint == staged.status.fingerprint, "the recorded fingerprint is the placed file's")
 
         let second = CacheTestData.bytes(3_000, seed: 2)
-        let replacement = try StagedImageFile.write(second, for: path, durable: true, allowUnnamed: allowUnnamed)
+        let replacement = try StagedImageFile.write(second, for: path, durable: true, support: StagedImageFile.Support(portable: !allowUnnamed))
         #expect(replacement.place(at: path) == 0)
         #expect(folder.read((path as NSString).lastPathComponent) == second)
 
-        let discarded = try StagedImageFile.write([1, 2, 3], for: path, durable: false, allowUnnamed: allowUnnamed)
+        let discarded = try StagedImageFile.write([1, 2, 3], for: path, durable: false, support: StagedImageFile.Support(portable: !allowUnnamed))
         discarded.discard()
         #expect(folder.allFiles() == [(path as NSString).lastPathComponent], "no temporary file left behind")
     }
@@ -31,7 +31,7 @@ struct StagedImageFileTests {
     func missingFolder(allowUnnamed: Bool) throws {
         let folder = try CacheTestFolder()
         #expect(throws: FileError.self) {
-            try StagedImageFile.write([1], for: folder.path + "/missing/x.png", durable: false, allowUnnamed: allowUnnamed)
+            try StagedImageFile.write([1], for: folder.path + "/missing/x.png", durable: false, support: StagedImageFile.Support(portable: !allowUnnamed))
         }
     }
 
@@ -46,11 +46,11 @@ struct StagedImageFileTests {
         defer { close(descriptor) }
         #expect(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
         let path = folder.path + "/linked.png"
-        #expect(StagedImageFile.link(descriptor, to: path, byDescriptor: byDescriptor) == 0)
+        #expect(StagedImageFile.link(descriptor, to: path, support: StagedImageFile.Support(), byDescriptor: byDescriptor) == 0)
         #expect(folder.read("linked.png") == bytes)
-        #expect(StagedImageFile.link(descriptor, to: path, byDescriptor: byDescriptor) == EEXIST)
-        #expect(StagedImageFile.link(descriptor, to: folder.path + "/missing/x.png", byDescriptor: byDescriptor) == ENOENT)
-        #expect(StagedImageFile.link(descriptor, to: folder.path + "/second.png", byDescriptor: byDescriptor) == 0,
+        #expect(StagedImageFile.link(descriptor, to: path, support: StagedImageFile.Support(), byDescriptor: byDescriptor) == EEXIST)
+        #expect(StagedImageFile.link(descriptor, to: folder.path + "/missing/x.png", support: StagedImageFile.Support(), byDescriptor: byDescriptor) == ENOENT)
+        #expect(StagedImageFile.link(descriptor, to: folder.path + "/second.png", support: StagedImageFile.Support(), byDescriptor: byDescriptor) == 0,
                 "a missing folder does not turn either way off")
         #expect(folder.allFiles().sorted() == ["linked.png", "second.png"])
     }
