@@ -6,23 +6,29 @@ import Glibc
 
 /// The libxml2 this process runs, as far as the scanner's input shortcuts depend on it.
 enum LibXML2Runtime {
-    /// Whether libxml2 parses HTML the way ``RawTextContentSkip`` and ``UnreadInputCut``
-    /// reproduce: 2.9.12–2.9.14, whose start-tag, attribute, content and script functions are the
-    /// same for what the shortcuts rely on (checked in libxml2's history and Debian's patched
-    /// source). 2.9.10–11 stop script content at control characters; 2.10 and later restructure
-    /// the content loop. Any other version reads everything itself, the path the tests also run.
+    /// The one switch for the scanner's input shortcuts (``RawTextContentSkip`` and
+    /// ``UnreadInputCut``): whether this libxml2 is one the differential tests have run them
+    /// against, which compare every scan with and without them. That is upstream 2.9.14 only
+    /// (Debian 12's, where the tests run). 2.9.12–13 read the same way in libxml2's history but no
+    /// test has run them; 2.9.10–11 stop script content at control characters; 2.10 and later
+    /// restructure the content loop. Any other version reads everything itself, the path the
+    /// tests also run.
     ///
     /// Never on Apple platforms: their libxml2 is Apple's own build, patched and reporting 2.9.13
     /// on recent macOS and iOS, whose `HTMLparser.c` no test of this project has run the shortcuts
     /// against. Until the Mac check (Scripts/check-apple.sh) runs the rewriting suites there with
     /// them on, Apple platforms read everything themselves.
+    ///
+    /// When to remove them: once the Linux distributions the package supports all ship libxml2
+    /// 2.10 or later (Debian 13 ships 2.12), the shortcuts never run; delete both types, this
+    /// switch and their tests.
     static let allowsInputShortcuts: Bool = allowsInputShortcuts(version: version, onApplePlatform: isApplePlatform)
 
     /// The gate's answer for a libxml2 of `version` (as ``version`` gives it), on an Apple
     /// platform or not.
     static func allowsInputShortcuts(version: Int?, onApplePlatform: Bool) -> Bool {
         guard !onApplePlatform, let version else { return false }
-        return (20912...20914).contains(version)
+        return version == 20914
     }
 
     /// Whether this is an Apple platform, whose libxml2 is Apple's.

@@ -19,8 +19,8 @@ internal import CLibXML2  // pkg-config's libxml-2.0
 /// next, in the state it would have reached by reading the content. Offsets do not move, so
 /// `xmlByteConsumed` is unchanged for every later event.
 ///
-/// This relies on how 2.9.12–2.9.14 read content (``LibXML2Runtime/allowsInputShortcuts``, checked
-/// at run time, so an app on an OS with a different libxml2 is covered).
+/// This relies on how 2.9.14 reads content (``LibXML2Runtime/allowsInputShortcuts``, checked at run
+/// time, so an app on an OS with a different libxml2 is covered).
 enum RawTextContentSkip {
     /// Moves the parser past the content of the raw-text element it has just reported, if that
     /// content is something `htmlParseScript` alone would read. Call only from the start-element

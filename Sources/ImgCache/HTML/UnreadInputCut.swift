@@ -28,10 +28,10 @@ internal import CLibXML2  // pkg-config's libxml-2.0
 /// it does not reproduce exactly (a bogus attribute name, a name of 100 or more bytes, `/` inside
 /// a tag, an unterminated value), and the search for the tag stops at anything but text: `</`,
 /// `<!`, `<?`, or `<` before anything but a letter (2.9.12–13 read that as a bogus tag, 2.9.14 as
-/// text). Only for the versions of ``LibXML2Runtime/allowsInputShortcuts``.
+/// text). Only for the version of ``LibXML2Runtime/allowsInputShortcuts``.
 struct UnreadInputCut {
     /// Shorter text and values are left: a cut costs a `memmove` call and its bookkeeping, reading
-    /// a byte costs libxml2 tens of instructions. (8 took 5% fewer instructions than 16 on the
+    /// a byte costs libxml2 tens of instructions. (Of 8 and 16, 8 took fewer instructions on the
     /// real pages.)
     private static let shortestCut = 8
     /// Bytes moved per byte cut at most: text before a tag moves with it.
