@@ -13,15 +13,25 @@ public struct LocalizationPlan: Sendable {
 
     /// Why a plan cannot be made.
     public enum Problem: Error, CustomStringConvertible {
-        /// Two outputs collide, one would overwrite an input, or one would land in the cache folder.
-        case conflict(String)
-        /// A folder could not be listed.
-        case unreadable(String)
+        /// Two inputs would be written to the same file, `output`.
+        case outputsCollide(first: String, second: String, output: String)
+        /// An input's copy would be written over the input itself.
+        case overwritesItself(input: String)
+        /// An input's copy would be written over another input, `overwritten`.
+        case overwritesInput(input: String, overwritten: String)
+        /// An input's copy would be written into the cache folder.
+        case insideCacheFolder(input: String, cacheFolder: String)
+        /// A site folder could not be listed.
+        case unreadableFolder(path: String, reason: String)
 
         /// The reason, in words.
         public var description: String {
             switch self {
-            case .conflict(let text), .unreadable(let text): text
+            case .outputsCollide(let first, let second, let output): "'\(first)' and '\(second)' would both be written to \(output)"
+            case .overwritesItself(let input): "'\(input)' would be overwritten by its rewritten copy"
+            case .overwritesInput(let input, let overwritten): "'\(input)' would be written over the input \(overwritten)"
+            case .insideCacheFolder(let input, let cacheFolder): "'\(input)' would be written into the cache folder \(cacheFolder)"
+            case .unreadableFolder(let path, let reason): "cannot read the folder \(path): \(reason)"
             }
         }
     }
@@ -46,7 +56,7 @@ public struct LocalizationPlan: Sendable {
                 inputs.append(.single(argument, out: out, baseURL: baseURL))
             }
         }
-        if let conflict = Self.conflict(in: self, cacheFolder: cacheFolder) { throw .conflict(conflict) }
+        if let conflict = Self.conflict(in: self, cacheFolder: cacheFolder) { throw conflict }
     }
 
     private mutating func addSite(_ folder: String, out: String, cacheFolder: String, baseURL: BrowserURL?, copiesAssets: Bool) throws(Problem) {
@@ -54,7 +64,7 @@ public struct LocalizationPlan: Sendable {
         do {
             site = try SiteTree(root: folder, baseURL: baseURL, excluding: [out, cacheFolder])
         } catch {
-            throw .unreadable("cannot read the folder \(folder): \(error)")
+            throw .unreadableFolder(path: folder, reason: "\(error)")
         }
         sites.append(site)
         for file in site.files {
@@ -73,7 +83,7 @@ public struct LocalizationPlan: Sendable {
     /// A reason to refuse the plan before anything is written: two inputs would be written to the
     /// same file, one would overwrite an input (itself included), or one would be written into the
     /// cache folder.
-    static func conflict(in plan: LocalizationPlan, cacheFolder: String) -> String? {
+    static func conflict(in plan: LocalizationPlan, cacheFolder: String) -> Problem? {
         var canonical = CanonicalPaths()
         var sources: Set<String> = []
         for input in plan.inputs { if let path = input.path { sources.insert(canonical.of(path)) } }
@@ -84,16 +94,14 @@ public struct LocalizationPlan: Sendable {
         for (source, output) in writes {
             let target = canonical.of(output)
             if let other = firstWriter[target], other != source {
-                return "'\(other)' and '\(source)' would both be written to \(target); fetch them into different --out folders"
+                return .outputsCollide(first: other, second: source, output: target)
             }
             firstWriter[target] = source
             if sources.contains(target) {
-                return target == canonical.of(source)
-                    ? "'\(source)' would be overwritten by its rewritten copy; choose another --out folder"
-                    : "'\(source)' would be written over the input \(target); choose another --out folder"
+                return target == canonical.of(source) ? .overwritesItself(input: source) : .overwritesInput(input: source, overwritten: target)
             }
             if target.hasPrefix(cache) {
-                return "'\(source)' would be written into the cache folder \(cacheFolder); choose another --cache-dir"
+                return .insideCacheFolder(input: source, cacheFolder: cacheFolder)
             }
         }
         return nil

@@ -49,11 +49,8 @@ struct FetchCommand: AsyncParsableCommand {
         do {
             plan = try LocalizationPlan(arguments: inputs, out: options.out, cacheFolder: options.cacheFolder,
                                  baseURL: options.page.pageURL, copiesAssets: !noCopy)
-        } catch .conflict(let reason) {
-            throw ValidationError(reason)
         } catch {
-            Diagnostics.error(error.description)
-            throw ExitCode.failure
+            throw error.reported()
         }
         let session: FetchSession
         do {

@@ -60,11 +60,8 @@ struct WatchCommand: AsyncParsableCommand {
         let firstPlan: LocalizationPlan
         do {
             firstPlan = try plan()
-        } catch .conflict(let reason) {
-            throw ValidationError(reason)
         } catch {
-            Diagnostics.error(error.description)
-            throw ExitCode.failure
+            throw error.reported()
         }
         let signals = StopSignals()
         let session: FetchSession
