@@ -43,6 +43,7 @@ let package = Package(
     products: [
         .library(name: "ImgCache", targets: ["ImgCache"]),
         .library(name: "ImgCacheHTTPClient", targets: ["ImgCacheHTTPClient"]),
+        .library(name: "ImgCacheCurl", targets: ["ImgCacheCurl"]),
         .library(name: "ImgCacheURLSession", targets: ["ImgCacheURLSession"]),
         .executable(name: "imgcache", targets: ["imgcache"]),
         // `swift package localize-images …`: `imgcache fetch` as a command of the package that uses it.
@@ -54,7 +55,7 @@ let package = Package(
     // swift-asn1 alone are resolved).
     traits: [
         .trait(name: "CommandLine",
-               description: "The imgcache command, the AsyncHTTPClient and libcurl transports (ImgCacheHTTPClient) and the test servers."),
+               description: "The imgcache command, the AsyncHTTPClient transport (ImgCacheHTTPClient), the libcurl one (ImgCacheCurl) and the test servers."),
         .default(enabledTraits: ["CommandLine"]),
     ],
     dependencies: [
@@ -106,18 +107,32 @@ let package = Package(
                 .linkedLibrary("iconv", .when(platforms: applePlatforms)),
             ]
         ),
-        // The command line's transports (AsyncHTTPClient, and libcurl on Linux), kept apart so apps can do without them.
+        // The AsyncHTTPClient transport and the certificate diagnosis both command-line transports
+        // use, kept apart so apps can do without them.
         .target(
             name: "ImgCacheHTTPClient",
             dependencies: [
                 "ImgCache",
-                .target(name: "CCurl", condition: .when(platforms: [.linux], traits: ["CommandLine"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CommandLine"])),
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["CommandLine"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The libcurl transport, what the command line uses on Linux: libcurl's multi interface on
+        // a thread of its own, libcurl opened at run time (CCurl).
+        .target(
+            name: "ImgCacheCurl",
+            dependencies: [
+                "ImgCache",
+                "ImgCacheHTTPClient",
+                .target(name: "CCurl", condition: .when(platforms: [.linux], traits: ["CommandLine"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["CommandLine"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -133,6 +148,7 @@ let package = Package(
             dependencies: [
                 "ImgCache",
                 "ImgCacheHTTPClient",
+                "ImgCacheCurl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
                 .product(name: "Subprocess", package: "swift-subprocess", condition: .when(traits: ["CommandLine"])),
                 // `imgcache demo`'s loopback server (a plain HTTP/1.1 one; the tests' server, with its
@@ -172,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "ImgCacheTests",
             dependencies: [
-                "ImgCache", "ImgCacheHTTPClient", "ImgCacheURLSession", "ImgCacheTestServer", "imgcache",
+                "ImgCache", "ImgCacheHTTPClient", "ImgCacheCurl", "ImgCacheURLSession", "ImgCacheTestServer", "imgcache",
                 // The tests also speak to the test servers directly.
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CommandLine"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLine"])),

@@ -162,39 +162,6 @@ _Bool imgcache_curl_was_found(void) {
     return found;
 }
 
-static pthread_mutex_t background_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t background_ended = PTHREAD_COND_INITIALIZER;
-static int background_running;
-static int process_exiting;
-
-// Also an exit handler: registered before libcurl's libraries load, it runs before their
-// finalisers (but after any exit handler they register while loading: hence the explicit call).
-void imgcache_background_work_wait(void) {
-    pthread_mutex_lock(&background_lock);
-    process_exiting = 1;
-    while (background_running) pthread_cond_wait(&background_ended, &background_lock);
-    pthread_mutex_unlock(&background_lock);
-}
-
-void imgcache_background_work_expected(void) {
-    atexit(imgcache_background_work_wait);
-}
-
-_Bool imgcache_background_work_begin(void) {
-    pthread_mutex_lock(&background_lock);
-    _Bool begins = !process_exiting;
-    if (begins) background_running += 1;
-    pthread_mutex_unlock(&background_lock);
-    return begins;
-}
-
-void imgcache_background_work_end(void) {
-    pthread_mutex_lock(&background_lock);
-    background_running -= 1;
-    pthread_cond_broadcast(&background_ended);
-    pthread_mutex_unlock(&background_lock);
-}
-
 int imgcache_memory_file(const void *bytes, size_t count) {
     int descriptor = memfd_create("imgcache-ca", MFD_CLOEXEC);
     if (descriptor < 0) return -1;

@@ -2,6 +2,7 @@
 #if os(Linux) && canImport(CCurl)
 import CCurl
 import ImgCache
+import ImgCacheHTTPClient
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -2,6 +2,7 @@
 #if os(Linux) && canImport(CCurl)
 import CCurl
 public import ImgCache
+public import ImgCacheHTTPClient
 import NIOConcurrencyHelpers
 import Foundation
 import NIOPosix
@@ -24,7 +25,7 @@ import NIOPosix
 ///   the proxy is asked to connect to the address checked (`CONNECT 93.184.215.14:443`, plain
 ///   http tunnelled too), never to the name.
 public final class CurlTransport: ImageTransport, TaskStartingTransport {
-    private let options: CurlMultiThread.Options
+    private let options: CurlTransferTable.Options
     private let proxy: ProxySettings
     private let trustFiles: CurlTrustFiles.OnFirstUse
     /// On NIO's shared loops, which are started only when a certificate is refused.
@@ -76,7 +77,7 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         let trustFiles = CurlTrustFiles.OnFirstUse(trust, system: systemCAs ?? CurlTrustFiles.libcurlDefaults)
         self.trustFiles = trustFiles
         self.proxy = proxy
-        options = CurlMultiThread.Options(trust: trustFiles, connectTimeout: connectTimeout, readTimeout: readTimeout,
+        options = CurlTransferTable.Options(trust: trustFiles, connectTimeout: connectTimeout, readTimeout: readTimeout,
                                           resolvedNames: resolvedNames)
     }
 
@@ -274,45 +275,6 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         default:
             return .connection(failure.message)
         }
-    }
-}
-
-extension CurlTransport {
-    /// Starts loading libcurl on a thread of its own, for a command about to make a transport:
-    /// its many libraries take a while to map, relocate and initialise, which then overlap the
-    /// command's own start (parsing its arguments) instead of delaying its first request. A
-    /// transport made meanwhile waits for the same load; a failure is reported as without this.
-    /// - Parameter checkingSystemCAs: the command names an https URL: check on the same thread
-    ///   whether the CA folder holds the CA bundle (``SystemBundleCheck``): the system's, or those
-    ///   `SSL_CERT_FILE` and `SSL_CERT_DIR` name instead, as ``CertificateTrust/fromEnvironment(adding:environment:)`` reads them.
-    /// Call ``finishBackgroundWork()`` before the process exits: exiting while libcurl's
-    /// libraries initialise (`fetch --help`, a usage error) crashed.
-    package static func startLoading(checkingSystemCAs: Bool) {
-        imgcache_background_work_expected()
-        if checkingSystemCAs { SystemBundleCheck.schedule() }
-        Thread.detachNewThread {
-            guard imgcache_background_work_begin() else {
-                if checkingSystemCAs { SystemBundleCheck.cancel() }
-                return
-            }
-            defer { imgcache_background_work_end() }
-            let loaded = imgcache_curl_load() == nil
-            guard checkingSystemCAs else { return }
-            // The first bundle and folder, as ``CurlTrustFiles`` will take them.
-            let system = loaded ? CurlTrustFiles.libcurlDefaults : (file: nil, folder: nil)
-            let roots = try? CurlTrustFiles.roots(of: .fromEnvironment(), system: system)
-            if let bundle = roots?.files.first, let folder = roots?.folders.first {
-                SystemBundleCheck.check(bundle: bundle, folder: folder)
-            } else {
-                SystemBundleCheck.cancel()
-            }
-        }
-    }
-
-    /// Waits for the work ``startLoading(checkingSystemCAs:)`` began, and keeps it from beginning
-    /// if it has not: call it before `exit`.
-    package static func finishBackgroundWork() {
-        imgcache_background_work_wait()
     }
 }
 

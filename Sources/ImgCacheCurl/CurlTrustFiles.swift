@@ -3,6 +3,7 @@
 import CCurl
 import Foundation
 import ImgCache
+import ImgCacheHTTPClient
 import NIOConcurrencyHelpers
 
 /// A ``CertificateTrust`` as libcurl takes it: one CA file (`CURLOPT_CAINFO`) and one hashed
@@ -45,13 +46,8 @@ struct CurlTrustFiles: Sendable {
         // A file whose every certificate is in the folder adds nothing to it but the time OpenSSL
         // takes to read it. (The extra CA files are one or two certificates: not looked at.)
         if let folder = folders.first, !files.isEmpty {
-            // The system's bundle may have been checked already, while the command started.
-            var hashed: HashedCertificateFolder?
-            let covered = files.filter { file in
-                if let holdsEvery = SystemBundleCheck.take(bundle: file, folder: folder) { return holdsEvery }
-                if hashed == nil { hashed = HashedCertificateFolder(path: folder) }
-                return hashed!.holdsEveryCertificate(of: file)
-            }
+            let hashed = HashedCertificateFolder(path: folder)
+            let covered = files.filter { hashed.holdsEveryCertificate(of: $0) }
             files.removeAll { covered.contains($0) }
             filesInFolder = covered
         } else {

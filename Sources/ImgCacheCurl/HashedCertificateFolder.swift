@@ -1,6 +1,7 @@
 #if CommandLine
 #if os(Linux) && canImport(CCurl)
 import ImgCache
+import ImgCacheHTTPClient
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,7 @@
 #if CommandLine
 #if os(Linux) && canImport(CCurl)
 import ImgCache
+import ImgCacheHTTPClient
 
 /// Decides when the transfers to an https origin go to libcurl: once the origin's first connection
 /// is up, and no more at once than that connection carries.

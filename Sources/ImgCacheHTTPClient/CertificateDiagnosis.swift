@@ -1,11 +1,11 @@
 #if CommandLine
-import ImgCache
-import Foundation
+package import ImgCache
+package import Foundation
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 import NIOPosix
 import NIOSSL
-import X509
+package import X509
 
 /// Finds out why a server's certificate was refused, so that the failure names the problem
 /// ("expired on 2021-01-01", "issued by 'CN=Corp CA', which is not a trusted CA") rather than
@@ -16,17 +16,17 @@ import X509
 /// trusting it, and reads the chain's dates, names and issuer. One look per server for the life of
 /// the transport, shared by every image that failed on it; a look that cannot be made (the server
 /// went away, the request went through a proxy tunnel) leaves a plain "not trusted" reason.
-final class CertificateDiagnosis: Sendable {
+package final class CertificateDiagnosis: Sendable {
     private let group: any EventLoopGroup
     private let looks = NIOLockedValueBox<[String: Task<CertificateProblem, Never>]>([:])
 
-    init(group: any EventLoopGroup) {
+    package init(group: any EventLoopGroup) {
         self.group = group
     }
 
     /// Why `host:port`'s certificate was refused. `hostnameMismatch`: the chain was trusted but is
     /// not for `host` (NIOSSL tells that case apart itself).
-    func problem(host: String, port: Int, hostnameMismatch: Bool) async -> CertificateProblem {
+    package func problem(host: String, port: Int, hostnameMismatch: Bool) async -> CertificateProblem {
         let key = "\(host):\(port):\(hostnameMismatch)"
         let task = looks.withLockedValue { looks in
             if let existing = looks[key] { return existing }
@@ -44,7 +44,7 @@ final class CertificateDiagnosis: Sendable {
     /// Why a certificate seen through a proxy was refused, said without a second look: from here
     /// the server may present another certificate than through the proxy (which may re-sign TLS
     /// with its own CA).
-    static func throughProxy(hostnameMismatch: Bool) -> CertificateProblem {
+    package static func throughProxy(hostnameMismatch: Bool) -> CertificateProblem {
         hostnameMismatch
             ? CertificateProblem(.otherHost, "issued for another host name (through the proxy)")
             : CertificateProblem(.unverified, "not trusted, or out of date (through the proxy; a proxy that re-signs TLS needs its CA trusted)")
@@ -55,15 +55,15 @@ final class CertificateDiagnosis: Sendable {
     /// certificate for another host as a chain failure (`CERTIFICATE_VERIFY_FAILED`), not as
     /// `failedToValidateHostname`; BoringSSL on Linux tells them apart.
     #if canImport(Darwin)
-    static let chainRefusalMayBeHostname = true
+    package static let chainRefusalMayBeHostname = true
     #else
-    static let chainRefusalMayBeHostname = false
+    package static let chainRefusalMayBeHostname = false
     #endif
 
     /// Explains a refused chain (leaf first) for `host`.
     /// - Parameter namesMayExplainChain: look at the leaf's names even when the refusal was of the
     ///   chain (``chainRefusalMayBeHostname``; a parameter so that Linux tests run what Darwin does).
-    static func explain(_ chain: [Certificate], host: String, hostnameMismatch: Bool, now: Date,
+    package static func explain(_ chain: [Certificate], host: String, hostnameMismatch: Bool, now: Date,
                         namesMayExplainChain: Bool = chainRefusalMayBeHostname) -> CertificateProblem {
         for certificate in chain {
             let whose = certificate == chain.first ? "" : " (\(name(certificate.subject)) in its chain)"

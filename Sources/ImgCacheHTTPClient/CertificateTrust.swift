@@ -78,7 +78,7 @@ public struct CertificateTrust: Sendable, Equatable {
 
     /// ``roots`` in their order, as PEM files and hashed certificate folders.
     /// - Throws: ``CertificateTrustError`` for a path that is neither.
-    func rootFilesAndFolders() throws -> (files: [String], folders: [String]) {
+    package func rootFilesAndFolders() throws -> (files: [String], folders: [String]) {
         var files: [String] = []
         var folders: [String] = []
         for path in roots {
@@ -124,5 +124,10 @@ public struct CertificateTrustError: Error, Sendable, Equatable, CustomStringCon
 
     /// "/etc/x.pem: no such file"
     public var description: String { "\(path): \(problem)" }
+
+    package init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
 }
 #endif

@@ -9,7 +9,7 @@ import Network
 #endif
 
 /// An ``ImageTransport`` on Foundation's `URLSession`: no dependency beyond Foundation, so it suits
-/// apps. The command line uses libcurl or AsyncHTTPClient (`ImgCacheHTTPClient`) instead.
+/// apps. The command line uses libcurl (`ImgCacheCurl`) or AsyncHTTPClient (`ImgCacheHTTPClient`) instead.
 ///
 /// One ephemeral session (no cookies, no URL cache, so conditional requests reach the server as
 /// the downloader wrote them) whose delegate refuses redirects, enforces `maxBytes` while the body

@@ -7,9 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if os(Linux) && canImport(CCurl)
-import ImgCacheHTTPClient
-#endif
 
 @main
 struct IMGCacheCommand: AsyncParsableCommand {
@@ -30,20 +27,11 @@ struct IMGCacheCommand: AsyncParsableCommand {
     static func main() async {
         MallocTuning.forDownloads()
         await parseAndRun(Array(CommandLine.arguments.dropFirst()))
-        finishBackgroundWork()
     }
 
     /// What ArgumentParser's `main(_:)` does, except that a command line of many inputs is read
     /// in one pass (``LongInputList``) and a command without subcommands is parsed on its own.
     private static func parseAndRun(_ arguments: [String]) async {
-        #if os(Linux) && canImport(CCurl)
-        // Here, on the cooperative pool, not before the hop to it: loading libcurl holds the
-        // dynamic linker's locks until its 32 libraries are in, and the runtime's first hop takes
-        // them (a `dlsym` for dispatch, a worker thread's TLS), so the parse waited for the load.
-        if downloads(CommandLine.arguments) {
-            CurlTransport.startLoading(checkingSystemCAs: CommandLine.arguments.contains { $0.contains("https://") })
-        }
-        #endif
         do {
             guard let split = LongInputList.split(arguments, commands: listCommands) else {
                 let command = if let leaf = await parseLeafCommand(arguments) { leaf } else { try await asyncParseAsRoot(arguments) }
@@ -65,7 +53,7 @@ struct IMGCacheCommand: AsyncParsableCommand {
             }
             await run(command)
         } catch {
-            exitAfterBackgroundWork(withError: error)
+            exit(withError: error)
         }
     }
 
@@ -79,32 +67,18 @@ struct IMGCacheCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exitAfterBackgroundWork(withError: error)
+            exit(withError: error)
         }
-    }
-
-    /// `exit(withError:)`, once libcurl's loading is over: exiting while its libraries initialise
-    /// crashed (`fetch --help` one time in five).
-    private static func exitAfterBackgroundWork(withError error: any Error) -> Never {
-        finishBackgroundWork()
-        exit(withError: error)
     }
 
     /// Ends the process with `status` once a command's work is done and written: the output
     /// streams are flushed, but nothing the process holds is freed (its cache index, manifest
     /// entries and plan go with the process) and the libraries' exit handlers (OpenSSL's, and
     /// those of libcurl's other dependencies) do not run. Both were work on the way to exit that
-    /// nobody waits for but the caller.
+    /// nobody waits for but the caller (Benchmarks/README.md, "Start-up").
     static func exitSkippingTeardown(status: Int32) -> Never {
-        finishBackgroundWork()
         fflush(nil as UnsafeMutablePointer<FILE>?)
         _exit(status)
-    }
-
-    private static func finishBackgroundWork() {
-        #if os(Linux) && canImport(CCurl)
-        CurlTransport.finishBackgroundWork()
-        #endif
     }
 
     /// The command a command line names first, parsed on its own when that command has no
@@ -132,16 +106,6 @@ struct IMGCacheCommand: AsyncParsableCommand {
         let top: [any TakesInputList.Type] = [RewriteCommand.self, FetchCommand.self, WatchCommand.self]
         return top.map { LongInputList.Command(path: [$0._commandName], type: $0) }
             + [LongInputList.Command(path: [CacheCommand._commandName, CacheCommand.Remove._commandName], type: CacheCommand.Remove.self)]
-    }
-
-    /// Whether the command line runs a command that downloads, over libcurl (its default on
-    /// Linux): read before the arguments are parsed, so only by the subcommand's name.
-    private static func downloads(_ arguments: [String]) -> Bool {
-        guard let subcommand = arguments.dropFirst().first else { return false }
-        let downloading: [any ParsableCommand.Type] = [FetchCommand.self, WatchCommand.self, DemoCommand.self]
-        return downloading.contains { $0.configuration.commandName == subcommand }
-            && !arguments.contains(HTTPClientChoice.asyncHTTPClient.rawValue)
-            && !arguments.contains("--help") && !arguments.contains("-h")
     }
 }
 #endif

@@ -23,20 +23,6 @@ const char *imgcache_curl_load(void);
 /// false when none is installed, true when the one installed cannot be used.
 _Bool imgcache_curl_was_found(void);
 
-/// Work on a thread of its own that the process must not exit in the middle of: libcurl's loading
-/// runs its libraries' initialisers (OpenSSL's among them), and an `exit` meanwhile (`--help`, a
-/// usage error) ran their finalisers under them, which crashed. Call `expected` once, on the
-/// thread that may exit, before the other thread starts: it makes `exit` wait for the work under
-/// way. The other thread does the work only when `begin` says true (false: the process is exiting),
-/// and then calls `end`.
-/// `wait` marks the process as exiting and returns once the work under way has ended: call it
-/// before `exit` (OpenSSL registers an exit handler of its own while it initialises, which runs
-/// before the one `expected` registers, and freed what the initialisation was still using).
-void imgcache_background_work_expected(void);
-_Bool imgcache_background_work_begin(void);
-void imgcache_background_work_end(void);
-void imgcache_background_work_wait(void);
-
 /// A file in memory holding `bytes` (memfd_create, close-on-exec), or -1: read through
 /// `/proc/self/fd/N`, it is gone with its descriptor, or with the process however it ends.
 int imgcache_memory_file(const void *bytes, size_t count);

@@ -139,9 +139,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Performs HTTP GETs for the downloader. The package has three: `URLSessionTransport` (no
-/// dependency beyond Foundation; what an app uses), and in the `ImgCacheHTTPClient` module the
-/// AsyncHTTPClient one and, on Linux, the libcurl one (the command line's: libcurl where it is
-/// installed, else AsyncHTTPClient; FoundationNetworking's `URLSession` is much slower on Linux).
+/// dependency beyond Foundation; what an app uses), the AsyncHTTPClient one (`ImgCacheHTTPClient`)
+/// and, on Linux, the libcurl one (`ImgCacheCurl`). The command line uses libcurl where it is
+/// installed, else AsyncHTTPClient; FoundationNetworking's `URLSession` is much slower on Linux.
 /// Any other type that keeps this contract works too.
 public protocol ImageTransport: Sendable {
     /// Sends one GET and returns the response without following redirects.

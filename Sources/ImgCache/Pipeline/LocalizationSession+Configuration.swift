@@ -5,7 +5,7 @@ extension LocalizationSession {
     public struct Configuration: Sendable {
         /// The cache the images go into; its naming (extensions, fan-out) is the one pages use.
         public var store: ImageCacheStore
-        /// Performs the HTTP requests: `URLSessionTransport` in an app; on a server or in a tool, the AsyncHTTPClient or libcurl one (`ImgCacheHTTPClient`).
+        /// Performs the HTTP requests: `URLSessionTransport` in an app; on a server or in a tool, the AsyncHTTPClient one (`ImgCacheHTTPClient`) or the libcurl one (`ImgCacheCurl`).
         public var transport: any ImageTransport
         /// Download limits, time-outs, retries, accepted formats, allowed hosts and networks.
         public var downloadPolicy: DownloadPolicy

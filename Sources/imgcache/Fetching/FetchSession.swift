@@ -2,6 +2,7 @@
 import Foundation
 import ImgCache
 import ImgCacheHTTPClient
+import ImgCacheCurl
 
 /// A ``LocalizationSession`` as `fetch`, `watch` and `demo` run it: on the AsyncHTTPClient
 /// transport, with its events printed (`--events`), shown as progress, and handed to the

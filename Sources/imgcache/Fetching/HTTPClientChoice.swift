@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import ImgCache
 import ImgCacheHTTPClient
+import ImgCacheCurl
 
 /// `--http-client`: which HTTP client downloads the images.
 enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImgCache
 @testable import ImgCacheHTTPClient
+@testable import ImgCacheCurl
 import ImgCacheTestServer
 import Testing
 

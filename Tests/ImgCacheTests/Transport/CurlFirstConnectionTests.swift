@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 @testable import ImgCache
 @testable import ImgCacheHTTPClient
+@testable import ImgCacheCurl
 import Testing
 
 /// A port on 127.0.0.1 that takes connections (the kernel completes them into its backlog) but

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 @testable import ImgCache
 @testable import ImgCacheHTTPClient
+@testable import ImgCacheCurl
 import ImgCacheTestServer
 import Testing
 
@@ -147,32 +148,6 @@ struct CurlTrustFilesTests {
         #expect(notCovered.file == bundle)
         #expect(notCovered.folder == folder)
         #expect(notCovered.filesInFolder.isEmpty)
-    }
-
-    @Test("a check of the system's bundle made while the command starts is waited for, used once, then made again")
-    func checkMadeAhead() throws {
-        let temporary = try TemporaryFolder()
-        let (folder, bundle) = try Self.folderAndBundleOfTheTestCA(in: temporary)
-        let whole = try Self.pem(TestCertificates.caPath)
-        let withAnother = try whole + Self.pem(TestCertificates.untrustedCAPath)
-        // The bundle holds a certificate the folder lacks, except while the check reads it.
-        try withAnother.write(toFile: bundle, atomically: true, encoding: .utf8)
-        SystemBundleCheck.schedule()
-        defer { SystemBundleCheck.cancel() }
-        Thread.detachNewThread {
-            usleep(100_000)
-            try? whole.write(toFile: bundle, atomically: true, encoding: .utf8)
-            SystemBundleCheck.check(bundle: bundle, folder: folder)
-        }
-        // Made at once, these trust files wait for the check and go by its verdict.
-        let first = try CurlTrustFiles(.system, system: (bundle, folder))
-        #expect(first.filesInFolder == [bundle])
-        #expect(first.file == nil)
-        // Taken once: the next trust files read the bundle as it is.
-        try withAnother.write(toFile: bundle, atomically: true, encoding: .utf8)
-        let second = try CurlTrustFiles(.system, system: (bundle, folder))
-        #expect(second.filesInFolder.isEmpty)
-        #expect(second.file == bundle)
     }
 
     /// Fetches one image over HTTPS from a server with the test CA's certificate, the system's

@@ -1,5 +1,6 @@
 @testable import ImgCache
 @testable import ImgCacheHTTPClient
+@testable import ImgCacheCurl
 import ImgCacheTestServer
 import ImgCacheURLSession
 import Testing
