@@ -11,27 +11,56 @@ public struct LocalizationPlan: Sendable {
     /// The site folders among the arguments.
     package var sites: [SiteTree] = []
 
-    /// Why a plan cannot be made.
-    public enum Problem: Error, CustomStringConvertible {
-        /// Two inputs would be written to the same file, `output`.
-        case outputsCollide(first: String, second: String, output: String)
-        /// An input's copy would be written over the input itself.
-        case overwritesItself(input: String)
-        /// An input's copy would be written over another input, `overwritten`.
-        case overwritesInput(input: String, overwritten: String)
-        /// An input's copy would be written into the cache folder.
-        case insideCacheFolder(input: String, cacheFolder: String)
-        /// A site folder could not be listed.
-        case unreadableFolder(path: String, reason: String)
+    /// Why a plan cannot be made: its ``kind``, the input it is about, and the other path
+    /// involved. A struct rather than an enum, so that kinds can be added without breaking a
+    /// `switch` in an app (as AsyncHTTPClient's `HTTPClientError`).
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What kind of problem it is.
+        public struct Kind: Sendable, Hashable {
+            fileprivate let name: String
 
-        /// The reason, in words.
+            /// Two inputs would be written to the same file (``Problem/path``); the other input
+            /// is ``Problem/otherInput``.
+            public static let outputsCollide = Kind(name: "outputsCollide")
+            /// An input's copy would be written over the input itself.
+            public static let overwritesItself = Kind(name: "overwritesItself")
+            /// An input's copy would be written over another input (``Problem/path``).
+            public static let overwritesInput = Kind(name: "overwritesInput")
+            /// An input's copy would be written into the cache folder (``Problem/path``).
+            public static let insideCacheFolder = Kind(name: "insideCacheFolder")
+            /// A site folder (the input) could not be listed.
+            public static let unreadableFolder = Kind(name: "unreadableFolder")
+        }
+
+        /// What kind of problem it is.
+        public let kind: Kind
+        /// The input (a file, folder or URL as given) the problem is about.
+        public let input: String
+        /// The other path involved: the output two inputs share, the input overwritten, or the
+        /// cache folder; nil for the others.
+        public let path: String?
+        /// For ``Kind/outputsCollide``, the input written there first.
+        public let otherInput: String?
+        /// For ``Kind/unreadableFolder``, why it could not be listed.
+        public let reason: String?
+
+        init(_ kind: Kind, input: String, path: String? = nil, otherInput: String? = nil, reason: String? = nil) {
+            self.kind = kind
+            self.input = input
+            self.path = path
+            self.otherInput = otherInput
+            self.reason = reason
+        }
+
+        /// The problem, in words.
         public var description: String {
-            switch self {
-            case .outputsCollide(let first, let second, let output): "'\(first)' and '\(second)' would both be written to \(output)"
-            case .overwritesItself(let input): "'\(input)' would be overwritten by its rewritten copy"
-            case .overwritesInput(let input, let overwritten): "'\(input)' would be written over the input \(overwritten)"
-            case .insideCacheFolder(let input, let cacheFolder): "'\(input)' would be written into the cache folder \(cacheFolder)"
-            case .unreadableFolder(let path, let reason): "cannot read the folder \(path): \(reason)"
+            switch kind {
+            case .outputsCollide: "'\(otherInput ?? "")' and '\(input)' would both be written to \(path ?? "")"
+            case .overwritesItself: "'\(input)' would be overwritten by its rewritten copy"
+            case .overwritesInput: "'\(input)' would be written over the input \(path ?? "")"
+            case .insideCacheFolder: "'\(input)' would be written into the cache folder \(path ?? "")"
+            case .unreadableFolder: "cannot read the folder \(input): \(reason ?? "")"
+            default: "'\(input)': \(kind.name)"
             }
         }
     }
@@ -64,7 +93,7 @@ public struct LocalizationPlan: Sendable {
         do {
             site = try SiteTree(root: folder, baseURL: baseURL, excluding: [out, cacheFolder])
         } catch {
-            throw .unreadableFolder(path: folder, reason: "\(error)")
+            throw Problem(.unreadableFolder, input: folder, reason: "\(error)")
         }
         sites.append(site)
         for file in site.files {
@@ -94,14 +123,15 @@ public struct LocalizationPlan: Sendable {
         for (source, output) in writes {
             let target = canonical.of(output)
             if let other = firstWriter[target], other != source {
-                return .outputsCollide(first: other, second: source, output: target)
+                return Problem(.outputsCollide, input: source, path: target, otherInput: other)
             }
             firstWriter[target] = source
             if sources.contains(target) {
-                return target == canonical.of(source) ? .overwritesItself(input: source) : .overwritesInput(input: source, overwritten: target)
+                return target == canonical.of(source) ? Problem(.overwritesItself, input: source)
+                    : Problem(.overwritesInput, input: source, path: target)
             }
             if target.hasPrefix(cache) {
-                return .insideCacheFolder(input: source, cacheFolder: cacheFolder)
+                return Problem(.insideCacheFolder, input: source, path: cacheFolder)
             }
         }
         return nil

@@ -7,11 +7,11 @@ extension LocalizationPlan.Problem {
     /// option that resolves it, which ArgumentParser prints; a folder that cannot be read is said
     /// here, and ends the command with exit 1.
     func reported() -> any Error {
-        switch self {
+        switch kind {
         case .outputsCollide: return ValidationError("\(self); fetch them into different --out folders")
         case .overwritesItself, .overwritesInput: return ValidationError("\(self); choose another --out folder")
         case .insideCacheFolder: return ValidationError("\(self); choose another --cache-dir")
-        case .unreadableFolder:
+        default:
             Diagnostics.error(description)
             return ExitCode.failure
         }

@@ -258,19 +258,24 @@ struct SiteFetchTests {
         try folder.write("site/index.html", "<img src=a.png>")
         try folder.write("site/docs/guide.html", "<p>")
         try folder.write("site/style.css", "p{}")
-        func refusal(out: String) -> String? {
+        func problem(out: String) -> LocalizationPlan.Problem? {
             do {
                 _ = try LocalizationPlan(arguments: [folder.path("site")], out: out, cacheFolder: folder.path("cache"),
                                          baseURL: nil, copiesAssets: true)
                 return nil
             } catch {
-                return error.description
+                return error
             }
         }
+        func refusal(out: String) -> String? { problem(out: out)?.description }
         // The --out folder is the site under another name.
         try FileManager.default.createSymbolicLink(atPath: folder.path("alias"), withDestinationPath: folder.path("site"))
         #expect(refusal(out: folder.path("alias"))?.contains("would be overwritten by its rewritten copy") == true)
         #expect(refusal(out: folder.path("alias"))?.contains("--") == false, "the library names what is wrong, not a command's option")
+        let itself = try #require(problem(out: folder.path("alias")))
+        #expect(itself.kind == .overwritesItself)
+        #expect(itself.input.hasPrefix(folder.path("site") + "/"), "names an input of the site: \(itself.input)")
+        #expect(itself.path == nil)
         // A folder inside --out leads back into the site.
         try FileManager.default.createDirectory(atPath: folder.path("out"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder.path("out/docs"), withDestinationPath: folder.path("site/docs"))
@@ -282,6 +287,9 @@ struct SiteFetchTests {
         try FileManager.default.createSymbolicLink(atPath: folder.path("out/style.css"), withDestinationPath: folder.path("site/index.html"))
         let throughFile = refusal(out: folder.path("out"))
         #expect(throughFile?.contains("would be written over the input") == true, "\(throughFile ?? "accepted")")
+        let overwritten = try #require(problem(out: folder.path("out")))
+        #expect(overwritten.kind == .overwritesInput)
+        #expect(overwritten.path?.hasSuffix("site/index.html") == true, "the input overwritten: \(overwritten.path ?? "none")")
     }
 
     @Test("--no-copy writes only the rewritten pages and stylesheets; an --out inside the site is not read as input")
