@@ -18,8 +18,8 @@ let otherPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 // The command's release link on Linux, for its memory: a run touches every relocation the loader
 // applies, and a PIE Swift binary holds 126,000 relative ones (3 MB of `.rela.dyn`, read whole at
 // each start) and exports its 36,000 symbols (dynamic symbol tables the loader searches).
-// lld packs the relocations into a few KB (DT_RELR) and exports nothing, which takes about 4 MB
-// off every run (Benchmarks/HISTORY.md, "The release link"). DT_RELR needs glibc
+// lld packs the relocations into a few KB (DT_RELR) and exports nothing, which takes megabytes
+// off every run's memory (Benchmarks/HISTORY.md, "The release link"). DT_RELR needs glibc
 // 2.36 where the binary runs, and lld marks the binary so (GLIBC_ABI_DT_RELR): it is used only
 // when the glibc building it has it, so that a binary built on an older one still starts there.
 // (lld ships with the Swift toolchains this manifest's tools version needs, and their SwiftPM no
@@ -137,7 +137,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The URLSession transport, apart so that the command line does not load FoundationNetworking
-        // (on Linux: libcurl and a dozen libraries behind it, 13 MB of memory before any work).
+        // (on Linux: libcurl and a dozen libraries behind it, megabytes of memory before any work).
         .target(
             name: "ImgCacheURLSession",
             dependencies: ["ImgCache"],

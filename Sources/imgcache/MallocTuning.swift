@@ -6,8 +6,7 @@ import Glibc
 /// glibc malloc settings suited to what a command holds in memory. `mallopt` is looked up at run
 /// time because Swift's Glibc module does not include `<malloc.h>`.
 enum MallocTuning {
-    /// Two settings that cut a 2,000-image fetch's peak memory by about 4 MB, at no measurable cost
-    /// in time:
+    /// Two settings that cut a large fetch's peak memory, at no measurable cost in time:
     /// - at most two heaps (arenas): glibc gives each thread that allocates its own, up to 8 per
     ///   core, and the event loops, the cooperative pool and the file queues would each keep one;
     /// - blocks of 64 KB and more from `mmap`, handed back when freed: by default glibc raises that
@@ -16,7 +15,7 @@ enum MallocTuning {
     ///
     /// And the smaller response buffers, freed as each image is written, stay in the heap for the
     /// next ones (8 MB of free heap kept, grown 1 MB at a time) instead of going back to the
-    /// system and being faulted in again: 5,021 -> 3,544 page faults in a 2,000-image fetch.
+    /// system and being faulted in again (far fewer page faults).
     static func forDownloads() {
         setArenaMax(2)
         setMmapThreshold(64 * 1024)
@@ -26,8 +25,8 @@ enum MallocTuning {
 
     /// Pages rewritten one after another: each needs a few page-sized buffers (the page, libxml2's
     /// copy, the output) that the next page can reuse. With the 64 KB threshold every one of them
-    /// was mapped, faulted in page by page and unmapped again: 30,000 page faults, about a sixth of
-    /// the time over 313 real pages. Buffers up to 4 MB now stay in the heap (and 8 MB of free heap
+    /// was mapped, faulted in page by page and unmapped again, a large share of the time over many
+    /// pages. Buffers up to 4 MB now stay in the heap (and 8 MB of free heap
     /// is kept for them); a larger page's still come from `mmap`, so its memory is handed back
     /// as before (see ``handBackFreedMemory()``).
     static func forPages() {

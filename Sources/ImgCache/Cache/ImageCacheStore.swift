@@ -268,7 +268,7 @@ public final class ImageCacheStore: Sendable {
     ///
     /// For the first few looks of a store that has not read the index, that goes through the
     /// lookup table when there is a usable one (``CacheIndexProbe``): a warm run then reads the
-    /// records it looks up, not a 50 MB index. Once the index is read, it is kept up to date by
+    /// records it looks up, not an index of tens of megabytes. Once the index is read, it is kept up to date by
     /// reading what was appended.
     func metadata(forLocalNames localNames: [String?]) -> [CacheEntryMetadata?] {
         state.withLock { state in
@@ -290,7 +290,7 @@ public final class ImageCacheStore: Sendable {
     /// Says that many looks are coming, one after another (a site's pages): the next one reads
     /// the index whole instead of first looking through the lookup table, since after a few looks
     /// it would read the index anyway, and the looks through the table would have been for
-    /// nothing (8% of a warm run of a 300-page site).
+    /// nothing, a noticeable part of a warm run of a large site.
     func expectManyLooks() {
         state.withLock { $0.lookupTableLooksLeft = 0 }
     }

@@ -351,9 +351,8 @@ final class ImageDownloader: Sendable {
         // take a few requests each (HTTP/1.1), on the transport's thread when it has one: the
         // outcomes are handed in there and the requests go out from there, with no hop between
         // threads. Once one takes many (HTTP/2), libcurl's streams keep that thread busy, and
-        // this runs beside it instead, on the cooperative pool. Measured on 2,000 images from
-        // loopback (15 alternating runs): over HTTPS and HTTP/2 0.168 -> 0.150 s wall at the same
-        // CPU time; over plain HTTP, the pool 0.127 -> 0.136 s wall.
+        // this runs beside it instead, on the cooperative pool: over HTTP/2 that was faster at the
+        // same CPU time, and over plain HTTP the pool was slower (Benchmarks/HISTORY.md, "Fetching").
         if let taskStarter, hostLimits.allSatisfy({ $0.currentLimit <= policy.perHostConcurrency }) {
             return await taskStarter.preferringThread(for: policy.privateNetworks) { await startAndCollect() }
         }

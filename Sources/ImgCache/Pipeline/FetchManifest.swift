@@ -110,8 +110,8 @@ public struct FetchManifest: Sendable, Codable {
 
     /// Pretty, key-sorted JSON with ISO-8601 dates: what `JSONEncoder` with `.prettyPrinted`,
     /// `.sortedKeys`, `.withoutEscapingSlashes` and `.iso8601` writes, and what `JSONDecoder` with
-    /// `.iso8601` reads back. Written by hand: a page with thousands of images made `JSONEncoder`
-    /// a sixth of a warm `fetch`.
+    /// `.iso8601` reads back. Written by hand: for a page with thousands of images `JSONEncoder`
+    /// was a large part of a warm `fetch`.
     public func encoded() throws -> [UInt8] {
         var bytes: [UInt8] = []
         try encode { bytes += $0 }
@@ -125,8 +125,8 @@ public struct FetchManifest: Sendable, Codable {
     }
 
     /// ``encoded()`` handed to `emit` in pieces of about 64 KB, in order, as ``AtomicFile/write(to:by:)``
-    /// takes them. A manifest of 10,000 images is 6.5 MB; made whole (with the copies of its
-    /// growing buffer) it was 6 MB of a cold 10,000-image run's 61 MB peak.
+    /// takes them. A manifest of thousands of images runs to megabytes, and made whole (with the
+    /// copies of its growing buffer) it was a good part of a cold run's peak memory.
     package func encode(into emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         var out = JSONText(capacity: Self.pieceSize + 4_096)
         func flushIfFull() throws {
@@ -205,8 +205,8 @@ public struct FetchManifest: Sendable, Codable {
     private static let pieceSize = 1 << 16
 
     /// The map's pairs in the order `String`'s `<` gives their keys. URLs are ASCII, whose order is
-    /// their bytes' order: compared with `memcmp` in one buffer of them all, they take less than
-    /// half the instructions of a sort by `<` and a look-up of each value. A map with any other key
+    /// their bytes' order: compared with `memcmp` in one buffer of them all, they take far fewer
+    /// instructions than a sort by `<` and a look-up of each value. A map with any other key
     /// is sorted with `<`.
     static func keyOrdered(_ map: [String: String]) -> [(key: String, value: String)] {
         let pairs = Array(map)

@@ -24,7 +24,7 @@ struct PreparedDocument: Sendable {
 
     /// The distinct images to fetch, in document order, with the names their URLs gave them when
     /// the rewriter named them as `storeNaming` does. Made when asked, not kept: for a page of
-    /// 10,000 images they are 2 MB that need not outlive the downloads.
+    /// thousands of images they are megabytes that need not outlive the downloads.
     func imagesToFetch(storeNaming: LocalImageNaming) -> [ImageToFetch] {
         Self.images(of: firstRewrite, sameNaming: rewriter.options.naming == storeNaming)
     }

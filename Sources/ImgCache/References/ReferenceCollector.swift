@@ -529,8 +529,8 @@ final class ReferenceCollector: HTMLScanHandler {
     /// references that stand for a character no CSS word of ``mayHoldCSSURL(_:characterReferences:)``
     /// holds.
     static func isPunctuationReference(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
-        // A loop of its own: `contains` with `elementsEqual(_:by:)` over a rebased buffer took 0.5%
-        // more instructions on the inline-style pages, where every style holds these.
+        // A loop of its own: `contains` with `elementsEqual(_:by:)` over a rebased buffer cost more
+        // on the inline-style pages, where every style holds these.
         for reference in Self.punctuationReferences where index + reference.count <= bytes.count {
             var matches = true
             for (k, byte) in reference.enumerated() {

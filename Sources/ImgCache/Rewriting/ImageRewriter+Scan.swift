@@ -103,7 +103,7 @@ extension ImageRewriter {
                 resolution = resolve(slot.text, resolver: resolver, site: site)
             }
             // Handed on, not copied: each copy of a slot or a resolution retains and releases its
-            // texts, which made a sixth of the reference counting on pages of long srcsets.
+            // texts, much of the reference counting on pages of long srcsets.
             let reference = decide(consume slot, kind: kind, resolution: consume resolution, prefix: prefix)
             if reference.skipReason == .relativeWithoutBase { unresolvedRelative += 1 }
             analysis.references.append(reference)
