@@ -68,7 +68,12 @@ final class CurlTransferTable {
     /// Takes a transfer handed in: to libcurl, or held back by the gate, or failed at once when it
     /// was cancelled before it started.
     func add(_ transfer: CurlTransfer) {
-        start(transfer)
+        guard !transfer.isCancelled else {
+            transfer.finish(.failure(CancellationError()))
+            return
+        }
+        guard gate.admit(transfer) else { return }
+        launch(transfer)
     }
 
     /// Stops a transfer and fails it with `CancellationError`; one not yet started is failed when
@@ -151,15 +156,6 @@ final class CurlTransferTable {
                 headTooLarge: false, headHasControlCharacter: false, exceededBudget: false, budgetLimit: 0, deniedAddress: nil,
                 verifyResult: 0)))
         }
-    }
-
-    private func start(_ transfer: CurlTransfer) {
-        guard !transfer.isCancelled else {
-            transfer.finish(.failure(CancellationError()))
-            return
-        }
-        guard gate.admit(transfer) else { return }
-        launch(transfer)
     }
 
     /// Hands an admitted transfer to libcurl.

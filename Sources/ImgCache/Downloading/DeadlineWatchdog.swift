@@ -20,19 +20,17 @@ package final class DeadlineWatchdog: @unchecked Sendable {
         var nextTicket: UInt64 = 0
         /// The deadline the timer is set for, if it is set.
         var armedFor: ContinuousClock.Instant?
+        /// Made on the first watch: every exchange has a watchdog, and with a transport that keeps
+        /// its own deadlines (all three of the package's) it is never used.
+        var timer: (any DispatchSourceTimer)?
     }
 
     private let state = ThreadLocked(State())
-    private let timer: any DispatchSourceTimer
 
-    package init() {
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgcache.deadlines"))
-        timer.setEventHandler { [weak self] in self?.fire() }
-        timer.activate()
-    }
+    package init() {}
 
     deinit {
-        timer.cancel()
+        state.withLock { $0.timer?.cancel() }
     }
 
     /// Calls `onExpiry` (on a Dispatch thread) once `deadline` has passed, unless ``unwatch(_:)``
@@ -44,7 +42,7 @@ package final class DeadlineWatchdog: @unchecked Sendable {
             state.watches[ticket] = Watch(deadline: deadline, onExpiry: onExpiry)
             if state.armedFor.map({ deadline < $0 }) ?? true {
                 state.armedFor = deadline
-                arm(for: deadline)
+                arm(&state, for: deadline)
             }
             return ticket
         }
@@ -70,15 +68,23 @@ package final class DeadlineWatchdog: @unchecked Sendable {
                 }
             }
             state.armedFor = earliest
-            if let earliest { arm(for: earliest) }
+            if let earliest { arm(&state, for: earliest) }
             return due
         }
         for watch in due { watch.onExpiry() }
     }
 
-    /// Sets the timer. Dispatch's clock is not `ContinuousClock` (they differ across a system
-    /// sleep), which is harmless: ``fire()`` checks against `ContinuousClock` and sets it again.
-    private func arm(for deadline: ContinuousClock.Instant) {
+    /// Sets the timer, making it the first time; call under the lock. Dispatch's clock is not
+    /// `ContinuousClock` (they differ across a system sleep), which is harmless: ``fire()`` checks
+    /// against `ContinuousClock` and sets it again.
+    private func arm(_ state: inout State, for deadline: ContinuousClock.Instant) {
+        let timer = state.timer ?? {
+            let made = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "imgcache.deadlines"))
+            made.setEventHandler { [weak self] in self?.fire() }
+            made.activate()
+            state.timer = made
+            return made
+        }()
         let delay = max(.zero, ContinuousClock.now.duration(to: deadline))
         let (seconds, attoseconds) = delay.components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
