@@ -69,103 +69,56 @@ struct HTTPExchange: Sendable {
              beforeRedirect: ((BrowserURL) async -> Void)? = nil) async -> Result<Success, Failure> {
         let clock = ContinuousClock()
         var firstAttempt = firstAttempt
-        var current = url
-        var redirects = 0
-        var attempt = 0
-        func fail(_ reason: DownloadFailure) -> Result<Success, Failure> { .failure(Failure(reason: reason, url: current)) }
-
+        var machine = ExchangeStateMachine(url: url, policy: policy, acceptsNotModified: acceptsNotModified, deadline: deadline)
+        var action = machine.start()
         while true {
-            let failure: DownloadFailure
-            do {
-                let response: TransportResponse
-                if let sent = firstAttempt {
-                    firstAttempt = nil
-                    response = try await sent()
-                } else {
-                    let request = self.request(for: current, headers: headers, deadline: deadline)
-                    let transport = self.transport
-                    // The deadline is kept here unless the transport keeps it itself: a server that
-                    // drips one byte a second must not hold a run, whatever a transport does with bodies.
-                    response = transport.keepsDeadlines
-                        ? try await transport.sendCheckingAddresses(request)
-                        : try await withDeadline(deadline, keptBy: deadlines) { try await transport.sendCheckingAddresses(request) }
+            switch action {
+            case .send(let redirected):
+                if redirected {
+                    await beforeRedirect?(machine.url)
+                    if Task.isCancelled {
+                        action = machine.cancelled()
+                        continue
+                    }
                 }
-                observe?(response, current)
-                switch response.status {
-                case 301, 302, 303, 307, 308:
-                    guard let location = response.header("Location") else {
-                        return fail(.redirectWithoutLocation(status: response.status))
+                do {
+                    let response: TransportResponse
+                    if let sent = firstAttempt {
+                        firstAttempt = nil
+                        response = try await sent()
+                    } else {
+                        let request = self.request(for: machine.url, headers: headers, deadline: deadline)
+                        let transport = self.transport
+                        // The deadline is kept here unless the transport keeps it itself: a server that
+                        // drips one byte a second must not hold a run, whatever a transport does with bodies.
+                        response = transport.keepsDeadlines
+                            ? try await transport.sendCheckingAddresses(request)
+                            : try await withDeadline(deadline, keptBy: deadlines) { try await transport.sendCheckingAddresses(request) }
                     }
-                    guard let next = BrowserURL(location, relativeTo: current) else {
-                        return fail(.redirectToInvalidURL(status: response.status, location: Self.excerpt(location)))
-                    }
-                    // Only http(s) is followed: a page's image must never read `file:` or reach `ftp:`.
-                    guard next.isHTTP else {
-                        return fail(.redirectNotHTTP(status: response.status, location: Self.excerpt(next.serialized)))
-                    }
-                    guard policy.allowsRedirect(to: next) else {
-                        return fail(.redirectToHostNotAllowed(status: response.status, host: next.host ?? ""))
-                    }
-                    redirects += 1
-                    guard redirects <= policy.maxRedirects else {
-                        return fail(.tooManyRedirects(limit: policy.maxRedirects))
-                    }
-                    current = next
-                    await beforeRedirect?(next)
-                    if Task.isCancelled { return fail(.cancelled) }
-                    continue
-                case 304 where acceptsNotModified:
-                    return .success(Success(response: response, url: current))
-                case 200..<300:
-                    guard let success = success(response, from: current) else {
-                        return fail(.notAnImage(contentType: response.header("Content-Type"), byteCount: response.body.count))
-                    }
-                    return .success(success)
-                case 500..<600:
-                    failure = .httpStatus(response.status)
-                default:
-                    return fail(.httpStatus(response.status))
+                    observe?(response, machine.url)
+                    action = machine.received(response, now: clock.now, jitter: ExchangeStateMachine.randomJitter())
+                } catch let error as TransportError {
+                    action = machine.failed(error, now: clock.now, jitter: ExchangeStateMachine.randomJitter())
+                } catch is CancellationError {
+                    action = machine.cancelled()
+                } catch {
+                    action = .fail(.other("\(error)"))
                 }
-            } catch let error as TransportError {
-                if case .timedOut(let phase) = error {
-                    return fail(.timedOut(after: policy.timeout, phase: phase))
+            case .retry(let delay):
+                do {
+                    try await Task.sleep(for: delay)
+                    action = machine.retryDue(now: clock.now)
+                } catch {
+                    action = machine.cancelled()
                 }
-                // Not the server's doing: asked again once the images in flight hold less, and not
-                // counted as an attempt.
-                if case .overBudget = error, let budget = policy.budget {
-                    guard await budget.waitForRoom(until: deadline) else { return fail(.transport(error)) }
-                    continue
-                }
-                guard error.isTransient else { return fail(.transport(error)) }
-                failure = .transport(error)
-                // What the transport said is the reason, even when it is heard after the deadline
-                // (a process busy elsewhere can resume a task late): a deadline that ended the
-                // exchange is reported by the transport as a time-out, above.
-                if clock.now >= deadline {
-                    return fail(attempt == 0 ? failure : .retriesExhausted(last: failure, attempts: attempt + 1))
-                }
-            } catch is CancellationError {
-                return fail(.cancelled)
-            } catch {
-                return fail(.other("\(error)"))
+            case .waitForBudget:
+                let hasRoom = await policy.budget?.waitForRoom(until: deadline) ?? false
+                action = machine.budgetWaitEnded(withRoom: hasRoom)
+            case .succeed(let success):
+                return .success(success)
+            case .fail(let reason):
+                return .failure(Failure(reason: reason, url: machine.url))
             }
-
-            // A retryable failure: wait (exponential backoff with jitter) unless that would pass the deadline.
-            guard attempt < policy.retries else {
-                return fail(attempt == 0 ? failure : .retriesExhausted(last: failure, attempts: attempt + 1))
-            }
-            let delay = policy.retryDelay * (1 << attempt) * Double.random(in: 0.75...1.25)
-            guard clock.now + delay < deadline else {
-                return fail(.noTimeToRetry(last: failure))
-            }
-            attempt += 1
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                return fail(.cancelled)
-            }
-            // Woken past the deadline (the process was busy): the last failure is the reason.
-            guard clock.now < deadline else { return fail(.noTimeToRetry(last: failure)) }
         }
     }
 
@@ -180,9 +133,7 @@ struct HTTPExchange: Sendable {
     /// The success a 2xx `response` from `url` ends the exchange with: nil when its body is not
     /// in a format the policy accepts.
     func success(_ response: TransportResponse, from url: BrowserURL) -> Success? {
-        guard let accepted = policy.acceptedFormats else { return Success(response: response, url: url) }
-        guard let format = ImageFormat.detect(response.body), accepted.contains(format) else { return nil }
-        return Success(response: response, url: url, format: format)
+        ExchangeStateMachine.success(response, from: url, accepting: policy.acceptedFormats)
     }
 
     /// The success the first response of an exchange ends it with at once, with nothing more to
