@@ -24,7 +24,7 @@ import NIOPosix
 ///   opened, after DNS. Through a proxy, the host's addresses are checked before the request, and
 ///   the proxy is asked to connect to the address checked (`CONNECT 93.184.215.14:443`, plain
 ///   http tunnelled too), never to the name.
-public final class CurlTransport: ImageTransport, TaskStartingTransport {
+public final class CurlTransport: ImageTransport {
     private let options: CurlTransferTable.Options
     private let proxy: ProxySettings
     private let trustFiles: CurlTrustFiles.OnFirstUse
@@ -99,8 +99,9 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         }
     }
 
-    /// Starts `work` in a task on the thread for requests with `access`; see ``TaskStartingTransport``.
-    package func startTask(for access: PrivateNetworkAccess, _ work: sending @escaping () async -> Void) -> Task<Void, Never> {
+    /// Starts `work` in a task on the thread for requests with `access` (on the cooperative pool
+    /// once the transport is shut down); see ``ImageTransport/startTask(for:_:)``.
+    public func startTask(for access: PrivateNetworkAccess, _ work: sending @escaping () async -> Void) -> Task<Void, Never> {
         guard let thread = thread(for: access), thread.beginUse() else { return Task(operation: work) }
         return Task(executorPreference: thread) {
             await work()
@@ -108,8 +109,8 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         }
     }
 
-    /// Runs `operation` preferring the thread for requests with `access`; see ``TaskStartingTransport``.
-    package func preferringThread<T: Sendable>(for access: PrivateNetworkAccess, _ operation: () async -> T) async -> T {
+    /// Runs `operation` preferring the thread for requests with `access`; see ``ImageTransport/preferringThread(for:_:)``.
+    public func preferringThread<T: Sendable>(for access: PrivateNetworkAccess, _ operation: () async -> T) async -> T {
         guard let thread = thread(for: access), thread.beginUse() else { return await operation() }
         defer { thread.endUse() }
         return await withTaskExecutorPreference(thread, operation: operation)
@@ -149,30 +150,26 @@ public final class CurlTransport: ImageTransport, TaskStartingTransport {
         }
     }
 
-    /// Sends one GET with no task waiting for it; see ``TaskStartingTransport``. Not for a
-    /// request that `send` refuses at once, nor one through a proxy with private networks denied
-    /// (whose host is looked up and checked first).
-    package func send(_ request: TransportRequest, cancelledBy cancellation: FetchCancellation,
-                      then completion: @escaping @Sendable (SentRequest) -> Void) -> Bool {
-        guard Self.isHTTP(request.url), request.deadline > ContinuousClock.now else { return false }
+    /// Sends one GET with no task waiting for it; see ``ImageTransport/send(_:completion:)``. Not
+    /// for a request that `send` refuses at once, nor one through a proxy with private networks
+    /// denied (whose host is looked up and checked first).
+    public func send(_ request: TransportRequest,
+                     completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) -> (@Sendable () -> Void)? {
+        guard Self.isHTTP(request.url), request.deadline > ContinuousClock.now else { return nil }
         let proxyEndpoint = proxy.proxy(for: request.url)
         guard proxyEndpoint == nil || !request.privateNetworks.isRestricted,
-              let thread = thread(for: request.privateNetworks) else { return false }
+              let thread = thread(for: request.privateNetworks) else { return nil }
         let transfer = CurlTransfer(request: request, proxy: Self.url(of: proxyEndpoint))
         transfer.completion = { [self] result in
-            switch result {
-            case .success(let response):
-                completion(SentRequest(response: response, outcome: { response }))
-            case .failure(let failure as CurlFailure):
-                completion(SentRequest(response: nil, outcome: {
-                    throw await self.transportError(for: failure, request: request, throughProxy: proxyEndpoint != nil)
-                }))
-            case .failure(let error):
-                completion(SentRequest(response: nil, outcome: { throw error }))
+            guard case .failure(let failure as CurlFailure) = result else { return completion(result) }
+            // Worded as `send` words it, which may take another look at the server: in a task on
+            // this thread, as the rest of a failed image's exchange goes on.
+            _ = startTask(for: request.privateNetworks) {
+                completion(.failure(await self.transportError(for: failure, request: request, throughProxy: proxyEndpoint != nil)))
             }
         }
-        cancellation.onCancel { thread.cancel(transfer) }
-        return thread.submit(transfer)
+        guard thread.submit(transfer) else { return nil }
+        return { thread.cancel(transfer) }
     }
 
     /// The checked address a proxy is to connect to for `request` (see

@@ -57,20 +57,18 @@ struct HTTPExchange: Sendable {
     /// GETs `url` with `headers`. Succeeds with a 2xx (of an accepted format, when the policy
     /// names formats) or, when `acceptsNotModified`, a 304.
     func get(_ url: BrowserURL, headers: [(name: String, value: String)], acceptsNotModified: Bool = false) async -> Result<Success, Failure> {
-        await get(url, headers: headers, acceptsNotModified: acceptsNotModified, deadline: ContinuousClock.now + policy.timeout)
+        var machine = ExchangeStateMachine(url: url, policy: policy, acceptsNotModified: acceptsNotModified,
+                                           deadline: ContinuousClock.now + policy.timeout)
+        return await drive(&machine, from: machine.start(), headers: headers)
     }
 
-    /// The same, for an exchange whose first request was sent already with `deadline` (see
-    /// ``request(for:headers:deadline:)``): `firstAttempt` gives what it came to. `beforeRedirect`
-    /// is called with the URL of each redirect found allowed, before its request: where the
-    /// downloader moves the image's request slot to that URL's origin.
-    func get(_ url: BrowserURL, headers: [(name: String, value: String)], acceptsNotModified: Bool, deadline: ContinuousClock.Instant,
-             firstAttempt: (@Sendable () async throws -> TransportResponse)? = nil,
-             beforeRedirect: ((BrowserURL) async -> Void)? = nil) async -> Result<Success, Failure> {
+    /// Drives `machine` from `action` to the exchange's end, sending each request with `headers`.
+    /// `beforeRedirect` is called with the URL of each redirect found allowed, before its request:
+    /// where the downloader moves the image's request slot to that URL's origin.
+    func drive(_ machine: inout ExchangeStateMachine, from action: ExchangeStateMachine.Action, headers: [(name: String, value: String)],
+               beforeRedirect: ((BrowserURL) async -> Void)? = nil) async -> Result<Success, Failure> {
         let clock = ContinuousClock()
-        var firstAttempt = firstAttempt
-        var machine = ExchangeStateMachine(url: url, policy: policy, acceptsNotModified: acceptsNotModified, deadline: deadline)
-        var action = machine.start()
+        var action = action
         while true {
             switch action {
             case .send(let redirected):
@@ -81,29 +79,14 @@ struct HTTPExchange: Sendable {
                         continue
                     }
                 }
+                let request = self.request(for: machine.url, headers: headers, deadline: machine.deadline)
+                let result: Result<TransportResponse, any Error>
                 do {
-                    let response: TransportResponse
-                    if let sent = firstAttempt {
-                        firstAttempt = nil
-                        response = try await sent()
-                    } else {
-                        let request = self.request(for: machine.url, headers: headers, deadline: deadline)
-                        let transport = self.transport
-                        // The deadline is kept here unless the transport keeps it itself: a server that
-                        // drips one byte a second must not hold a run, whatever a transport does with bodies.
-                        response = transport.keepsDeadlines
-                            ? try await transport.sendCheckingAddresses(request)
-                            : try await withDeadline(deadline, keptBy: deadlines) { try await transport.sendCheckingAddresses(request) }
-                    }
-                    observe?(response, machine.url)
-                    action = machine.received(response, now: clock.now, jitter: ExchangeStateMachine.randomJitter())
-                } catch let error as TransportError {
-                    action = machine.failed(error, now: clock.now, jitter: ExchangeStateMachine.randomJitter())
-                } catch is CancellationError {
-                    action = machine.cancelled()
+                    result = .success(try await send(request))
                 } catch {
-                    action = .fail(.other("\(error)"))
+                    result = .failure(error)
                 }
+                action = next(after: result, in: &machine)
             case .retry(let delay):
                 do {
                     try await Task.sleep(for: delay)
@@ -112,7 +95,7 @@ struct HTTPExchange: Sendable {
                     action = machine.cancelled()
                 }
             case .waitForBudget:
-                let hasRoom = await policy.budget?.waitForRoom(until: deadline) ?? false
+                let hasRoom = await policy.budget?.waitForRoom(until: machine.deadline) ?? false
                 action = machine.budgetWaitEnded(withRoom: hasRoom)
             case .succeed(let success):
                 return .success(success)
@@ -122,27 +105,47 @@ struct HTTPExchange: Sendable {
         }
     }
 
+    /// What `machine` does after its current request came to `result`; every response is
+    /// observed first.
+    func next(after result: Result<TransportResponse, any Error>, in machine: inout ExchangeStateMachine) -> ExchangeStateMachine.Action {
+        let now = ContinuousClock.now
+        switch result {
+        case .success(let response):
+            observe?(response, machine.url)
+            return machine.received(response, now: now, jitter: ExchangeStateMachine.randomJitter())
+        case .failure(let error as TransportError):
+            return machine.failed(error, now: now, jitter: ExchangeStateMachine.randomJitter())
+        case .failure(is CancellationError):
+            return machine.cancelled()
+        case .failure(let error):
+            return .fail(.other("\(error)"))
+        }
+    }
+
+    /// Sends one request from a task. The deadline is kept here unless the transport keeps it
+    /// itself: a server that drips one byte a second must not hold a run, whatever a transport
+    /// does with bodies.
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let transport = self.transport
+        guard !transport.keepsDeadlines else { return try await transport.sendCheckingAddresses(request) }
+        return try await withDeadline(request.deadline, keptBy: deadlines) { try await transport.sendCheckingAddresses(request) }
+    }
+
+    /// Sends one request with no task waiting for it, when the transport can (``ImageTransport/send(_:completion:)``)
+    /// and keeps every promise of the request itself: its deadline, and the addresses it may
+    /// connect to. Returns what cancels it; nil, with nothing sent, when it must go from a task.
+    func sendWithoutTask(_ request: TransportRequest,
+                         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) -> (@Sendable () -> Void)? {
+        guard transport.keepsDeadlines, !request.privateNetworks.isRestricted || transport.checksConnectedAddresses else { return nil }
+        return transport.send(request, completion: completion)
+    }
+
     /// The request of an attempt at `url`.
     func request(for url: BrowserURL, headers: [(name: String, value: String)], deadline: ContinuousClock.Instant) -> TransportRequest {
         var request = TransportRequest(url: url.serializedWithoutFragment, headers: headers, maxBytes: policy.maxBytes, deadline: deadline,
                                        privateNetworks: policy.privateNetworks)
         request.budget = policy.budget
         return request
-    }
-
-    /// The success a 2xx `response` from `url` ends the exchange with: nil when its body is not
-    /// in a format the policy accepts.
-    func success(_ response: TransportResponse, from url: BrowserURL) -> Success? {
-        ExchangeStateMachine.success(response, from: url, accepting: policy.acceptedFormats)
-    }
-
-    /// The success the first response of an exchange ends it with at once, with nothing more to
-    /// send or wait for: a 2xx in an accepted format, whose HTTP version is then observed as `get`
-    /// observes it. Nil for any other response (which `get` goes on from).
-    func immediateSuccess(_ response: TransportResponse, from url: BrowserURL) -> Success? {
-        guard (200..<300).contains(response.status), let success = success(response, from: url) else { return nil }
-        observe?(response, url)
-        return success
     }
 
     /// `text` as it goes in a message: whole up to 200 characters, otherwise its start, so that a

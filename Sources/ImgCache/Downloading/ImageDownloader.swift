@@ -13,8 +13,6 @@ import Foundation
 /// an actor's executor and back (two hops an image fewer).
 final class ImageDownloader: Sendable {
     private let exchange: HTTPExchange
-    /// Where each image's task runs: on the transport's own thread when it offers one.
-    private let taskStarter: (any TaskStartingTransport)?
     /// Where images are stored.
     let store: ImageCacheStore
     /// The limits and rules in force.
@@ -115,7 +113,6 @@ final class ImageDownloader: Sendable {
         self.exchange = HTTPExchange(transport: transport, policy: exchangePolicy, observe: { response, url in
             originLimits.observe(response.httpVersion, streamLimit: response.streamLimit, from: Origin(url))
         })
-        self.taskStarter = transport as? any TaskStartingTransport
         self.onEvent = onEvent
         self.acceptHeader = ImageFormat.acceptHeader(for: policy.acceptedFormats)
     }
@@ -136,76 +133,57 @@ final class ImageDownloader: Sendable {
     func fetch(_ url: BrowserURL) async -> DownloadOutcome {
         let isCancelled = Task.isCancelled
         return await withCheckedContinuation { continuation in
-            start(url, urlName: nil, knownLookup: nil, hostLimit: nil, isCancelled: isCancelled) { continuation.resume(returning: $0) }
+            start(FetchStart(image: ImageToFetch(url)), isCancelled: isCancelled) { continuation.resume(returning: $0) }
         }
     }
 
-    /// How ``start(_:urlName:knownLookup:hostLimit:preCounted:callerGaveUp:isCancelled:then:)`` went.
-    private enum Start {
-        case started
-        /// Its request is to be sent without a task (``sendWithoutTask(_:urlName:lookup:hostLimit:callerGaveUp:cancellation:sender:end:)``).
-        case toSend(CacheLookup, AsyncSemaphore, FetchCancellation, any TaskStartingTransport)
-        /// The URL is being fetched already: its outcome is this fetch's.
-        case joined
-        /// The caller is cancelled: nothing was started.
-        case refused
+    /// What a fetch starts from.
+    private struct FetchStart: Sendable {
+        let image: ImageToFetch
+        /// The cache lookup of its URL, when ``fetchAll(_:)`` just did it.
+        var lookup: CacheLookup? = nil
+        /// The semaphore of its URL's origin, when the caller has it at hand.
+        var hostLimit: AsyncSemaphore? = nil
+        /// The outstanding count already includes it (``fetchAll(_:)`` counts its queue up front):
+        /// the unit is then handed over to the fetch, or given back.
+        var preCounted = false
+        /// Set when the caller that started the fetch is cancelled: a fetch still waiting for a
+        /// request slot then ends as cancelled instead of sending its request.
+        var callerGaveUp: CancellationFlag? = nil
     }
 
-    /// Starts fetching `url`, or joins the fetch of it under way, and calls `then` (on any
-    /// thread) with the outcome.
-    ///
-    /// - Parameters:
-    ///   - urlName: the name `url` gives its image, when the caller has it (see ``ImageToFetch``).
-    ///   - knownLookup: the cache lookup of `url`, when ``fetchAll(_:)`` just did it.
-    ///   - hostLimit: the semaphore of `url`'s origin, when the caller has it at hand.
-    ///   - preCounted: the outstanding count already includes this URL (``fetchAll(_:)`` counts
-    ///     its queue up front); the count is then handed over to the fetch, or given back.
-    ///   - callerGaveUp: set when the caller that started the fetch is cancelled; a fetch still
-    ///     waiting for a request slot then ends as cancelled instead of sending its request.
-    ///   - isCancelled: whether the caller is cancelled, in which case nothing new is started.
-    private func start(_ url: BrowserURL, urlName: String?, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?, preCounted: Bool = false,
-                       callerGaveUp: CancellationFlag? = nil, isCancelled: Bool,
-                       then done: @escaping @Sendable (DownloadOutcome) -> Void) {
-        let key = url.serializedWithoutFragment
+    /// Starts fetching an image, or joins the fetch of its URL under way, and calls `then` (on any
+    /// thread) with the outcome; starts nothing when `isCancelled` (the caller is).
+    private func start(_ fetch: FetchStart, isCancelled: Bool, then done: @escaping @Sendable (DownloadOutcome) -> Void) {
+        let key = fetch.image.url.serializedWithoutFragment
+        enum Start {
+            case started(FetchCancellation, lookup: CacheLookup?)
+            /// The URL is being fetched already: its outcome is this fetch's.
+            case joined
+            /// The caller is cancelled: nothing was started.
+            case refused
+        }
         let start: Start = fetches.withLock { fetches in
             if fetches.inFlight[key]?.waiters.append(done) != nil { return .joined }
             if isCancelled { return .refused }
-            // Another call fetched it since this one's lookup: the cache has it now (or it failed
-            // there, and is tried again).
-            let lookup = fetches.settled.contains(key) ? nil : knownLookup
             // The fetch leaves the table when it ends, after it entered it (both under the lock).
             let cancellation = FetchCancellation()
             fetches.inFlight[key] = Flight(cancellation: cancellation, waiters: [done])
-            // What ``fetchAll(_:)`` starts, looked up and counted already, goes without a task up
-            // to its response where the transport can send it so.
-            if let lookup, let hostLimit, preCounted, let taskStarter {
-                return .toSend(lookup, hostLimit, cancellation, taskStarter)
-            }
-            // A task of its own, so that a caller giving up does not end a fetch others wait for.
-            let work: @Sendable () async -> Void = {
-                await self.load(url, urlName: urlName, knownLookup: lookup, hostLimit: hostLimit, preCounted: preCounted,
-                                callerGaveUp: callerGaveUp) { outcome in
-                    self.settle(key, with: outcome)
-                }
-            }
-            let task = taskStarter?.startTask(for: policy.privateNetworks, work) ?? Task(operation: work)
-            cancellation.onCancel { task.cancel() }
-            return .started
+            // Another call fetched it since this one's lookup: the cache has it now (or it failed
+            // there, and is tried again).
+            return .started(cancellation, lookup: fetches.settled.contains(key) ? nil : fetch.lookup)
         }
         switch start {
-        case .started:
-            break
-        case .toSend(let lookup, let hostLimit, let cancellation, let sender):
-            sendWithoutTask(url, urlName: urlName, lookup: lookup, hostLimit: hostLimit, callerGaveUp: callerGaveUp,
-                            cancellation: cancellation, sender: sender) { outcome in
-                self.settle(key, with: outcome)
-            }
+        case .started(let cancellation, let lookup):
+            var fetch = fetch
+            fetch.lookup = lookup
+            begin(fetch, cancellation: cancellation) { outcome in self.settle(key, with: outcome) }
         case .joined:
             // A coalesced request counts once: the running fetch's unit already stands for this URL.
-            if preCounted { counter.decrement() }
+            if fetch.preCounted { counter.decrement() }
         case .refused:
-            if preCounted { counter.decrement() }
-            done(cancelledOutcome(for: url))
+            if fetch.preCounted { counter.decrement() }
+            done(cancelledOutcome(for: fetch.image.url))
         }
     }
 
@@ -214,9 +192,9 @@ final class ImageDownloader: Sendable {
     /// Every image that must come from the network counts as outstanding from the start. Requests
     /// are started per origin as its limit allows (raised as soon as it answers over HTTP/2), so
     /// the tasks alive are the requests in flight, not the queue: a page of 2,000 images from one
-    /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones (over libcurl, none: see
-    /// ``sendWithoutTask(_:urlName:lookup:hostLimit:callerGaveUp:cancellation:sender:end:)``), and
-    /// a slow host never holds up another's images.
+    /// HTTP/1.1 host holds 8 tasks, not 2,000 suspended ones (none, over a transport that sends
+    /// without a task: ``ImageTransport/send(_:completion:)``), and a slow host never holds up
+    /// another's images.
     func fetchAll(_ urls: [BrowserURL]) async -> [DownloadOutcome] {
         await fetchAll(urls.map { ImageToFetch($0) })
     }
@@ -313,8 +291,9 @@ final class ImageDownloader: Sendable {
             for (index, origin) in queue.next(room: room, limit: limit) {
                 let lookup = known[index]
                 running += 1
-                start(images[index].url, urlName: images[index].urlName, knownLookup: lookup, hostLimit: hostLimits[origin], preCounted: lookup != nil,
-                      callerGaveUp: gaveUp, isCancelled: isCancelled) { ended.deliver((index, origin, $0)) }
+                let fetch = FetchStart(image: images[index], lookup: lookup, hostLimit: hostLimits[origin], preCounted: lookup != nil,
+                                       callerGaveUp: gaveUp)
+                start(fetch, isCancelled: isCancelled) { ended.deliver((index, origin, $0)) }
             }
         }
         func settle(_ index: Int, _ outcome: DownloadOutcome) {
@@ -353,8 +332,8 @@ final class ImageDownloader: Sendable {
         // threads. Once one takes many (HTTP/2), libcurl's streams keep that thread busy, and
         // this runs beside it instead, on the cooperative pool: over HTTP/2 that was faster at the
         // same CPU time, and over plain HTTP the pool was slower (Benchmarks/HISTORY.md, "Fetching").
-        if let taskStarter, hostLimits.allSatisfy({ $0.currentLimit <= policy.perHostConcurrency }) {
-            return await taskStarter.preferringThread(for: policy.privateNetworks) { await startAndCollect() }
+        if hostLimits.allSatisfy({ $0.currentLimit <= policy.perHostConcurrency }) {
+            return await exchange.transport.preferringThread(for: policy.privateNetworks) { await startAndCollect() }
         }
         return await startAndCollect()
     }
@@ -420,79 +399,143 @@ final class ImageDownloader: Sendable {
     }
 
     // MARK: - One image
+    //
+    // Every image takes the same way, whatever the transport: checked, looked up where the caller
+    // did not, counted, its request slots waited for with a closure (no task), its first request
+    // sent (without a task where the transport can: ``ImageTransport/send(_:completion:)``), and a
+    // response that ends its exchange at once handed to the cache writer. Anything else (a lookup,
+    // a redirect, a retry, a 304, a failure, a transport that sends only from a task) goes on in a
+    // task on the transport's thread (``ImageTransport/startTask(for:_:)``), driving the same
+    // ``ExchangeStateMachine``.
 
-    /// Fetches one image and calls `end` with its outcome, exactly once: before returning, or
-    /// later from the cache writer for an image handed to it (the task need not wait for the
-    /// write, nor be woken when it is done).
-    private func load(_ url: BrowserURL, urlName: String?, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?, preCounted: Bool,
-                      callerGaveUp: CancellationFlag?, end: @escaping @Sendable (DownloadOutcome) -> Void) async {
-        if let outcome = await loadOrHandToWriter(url, urlName: urlName, knownLookup: knownLookup, hostLimit: hostLimit, preCounted: preCounted,
-                                                  callerGaveUp: callerGaveUp, stored: end) {
+    /// A started fetch: the image checked, looked up in the cache where the caller did not, and
+    /// requested when the cache cannot answer for it. `end` gets the outcome, exactly once.
+    private func begin(_ fetch: FetchStart, cancellation: FetchCancellation, end: @escaping @Sendable (DownloadOutcome) -> Void) {
+        let url = fetch.image.url
+        if let refusal = refusal(of: fetch.image) {
+            if fetch.preCounted { counter.decrement() }
+            return end(finish(refusal))
+        }
+        if let lookup = fetch.lookup, !isFresh(lookup) {
+            return request(image(fetch, lookup: lookup, cancellation: cancellation, end: end), hostLimit: fetch.hostLimit, counted: fetch.preCounted)
+        }
+        // A look in the cache, or a use to record, is file work: in a task.
+        carryOn(cancellation) {
+            let store = self.store
+            let lookup: CacheLookup
+            if let known = fetch.lookup {
+                lookup = known
+            } else {
+                lookup = await self.fileWork.run { store.lookup(url) }
+            }
+            let image = self.image(fetch, lookup: lookup, cancellation: cancellation, end: end)
+            guard case .fresh(let metadata) = lookup else {
+                return self.request(image, hostLimit: fetch.hostLimit, counted: fetch.preCounted)
+            }
+            await self.fileWork.run { store.markUsed(url) }
+            let outcome = self.finish(image.outcome(.cached, metadata))
+            if fetch.preCounted { self.counter.decrement() }
             end(outcome)
         }
     }
 
-    /// ``load(_:urlName:knownLookup:hostLimit:preCounted:callerGaveUp:end:)``'s work: the outcome, or nil
-    /// when the image went to the cache writer, which calls `stored` with it.
-    private func loadOrHandToWriter(_ url: BrowserURL, urlName knownName: String?, knownLookup: CacheLookup?, hostLimit: AsyncSemaphore?,
-                                    preCounted: Bool, callerGaveUp: CancellationFlag?,
-                                    stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
-        // Whether this image holds a unit of the outstanding count: one counted up front is held from
-        // the start, otherwise one is taken when the network is needed. Given back however this
-        // ends (by the writer, for an image handed to it).
-        var counted = preCounted
-        defer { if counted { counter.decrement() } }
-        let urlString = url.serializedWithoutFragment
-        guard Self.mayBeImage(url, naming: store.naming) else {
-            return finish(DownloadOutcome(url: urlString, localName: "", status: .failed, failure: .notAnImageURL))
-        }
-        guard policy.allows(url) else {
-            let urlName = knownName ?? store.naming.localName(for: url)
-            return finish(Self.outcome(of: urlString, localName: urlName ?? "", .skipped, failure: .hostNotAllowed(host: url.host ?? "")))
-        }
-        let store = self.store
-        let lookup: CacheLookup
-        if let knownLookup {
-            lookup = knownLookup
-        } else {
-            lookup = await fileWork.run { store.lookup(url) }
-        }
-        let image = ImageInFlight(url, urlName: knownName, lookup: lookup, naming: store.naming)
-        if case .fresh(let metadata) = lookup {
-            await fileWork.run { store.markUsed(url) }
-            return finish(image.outcome(.cached, metadata))
-        }
-
-        if !counted {
-            counter.increment()
-            counted = true
-        }
-        onEvent?(.started(url: urlString, localName: image.localName))
-        let hostLimit = hostLimit ?? originLimits.semaphore(for: Origin(url))
-        await hostLimit.wait()
-        await globalLimit.wait()
-        if callerGaveUp?.isSet == true {
-            globalLimit.signal()
-            hostLimit.signal()
-            return finish(image.outcome(.failed, failure: .cancelled))
-        }
-        suspensions.keepWatching()
-        return await completeExchange(of: image, hostLimit: hostLimit, deadline: ContinuousClock.now + policy.timeout,
-                                      counted: &counted, stored: stored)
+    /// The image in flight that `fetch` is, once looked up.
+    private func image(_ fetch: FetchStart, lookup: CacheLookup, cancellation: FetchCancellation,
+                       end: @escaping @Sendable (DownloadOutcome) -> Void) -> ImageInFlight {
+        // A URL that names no image format gets its name from its bytes: known once they are in
+        // (or from the index, for one stored before).
+        let urlName = fetch.image.urlName ?? store.naming.localName(for: fetch.image.url)
+        return ImageInFlight(fetch, urlName: urlName, stale: lookup.metadata, headers: requestHeaders(revalidating: lookup.metadata),
+                             cancellation: cancellation, end: end)
     }
 
-    /// An image's exchange, holding its request slots, which it gives back once the exchange
-    /// ends; then what it comes to (``conclude(_:of:counted:stored:)``). `firstAttempt` is what
-    /// its first request came to, when that was sent already.
+    private func isFresh(_ lookup: CacheLookup) -> Bool {
+        if case .fresh = lookup { true } else { false }
+    }
+
+    /// Why `image` is not fetched at all: not an image URL, or a host off the allow-list.
+    private func refusal(of image: ImageToFetch) -> DownloadOutcome? {
+        let url = image.url
+        guard Self.mayBeImage(url, naming: store.naming) else {
+            return DownloadOutcome(url: url.serializedWithoutFragment, localName: "", status: .failed, failure: .notAnImageURL)
+        }
+        guard policy.allows(url) else {
+            let urlName = image.urlName ?? store.naming.localName(for: url)
+            return Self.outcome(of: url.serializedWithoutFragment, localName: urlName ?? "", .skipped,
+                                failure: .hostNotAllowed(host: url.host ?? ""))
+        }
+        return nil
+    }
+
+    /// Counts `image` as outstanding (unless `counted` says it is), waits for its request slots
+    /// without a task, and sends its request.
+    private func request(_ image: ImageInFlight, hostLimit: AsyncSemaphore?, counted: Bool) {
+        if !counted { counter.increment() }
+        onEvent?(.started(url: image.urlString, localName: image.localName))
+        let hostLimit = hostLimit ?? originLimits.semaphore(for: Origin(image.url))
+        hostLimit.wait {
+            self.globalLimit.wait {
+                guard image.callerGaveUp?.isSet != true else {
+                    // From a task: the slots go to the next waiter, which would end the same way
+                    // here, one call deeper for each image waiting.
+                    return self.carryOn(image.cancellation) {
+                        self.globalLimit.signal()
+                        hostLimit.signal()
+                        self.end(image, with: image.outcome(.failed, failure: .cancelled))
+                    }
+                }
+                self.send(image, hostLimit: hostLimit)
+            }
+        }
+    }
+
+    /// Sends `image`'s first request, holding its unit of the outstanding count and its slots.
+    private func send(_ image: ImageInFlight, hostLimit: AsyncSemaphore) {
+        suspensions.keepWatching()
+        let machine = ExchangeStateMachine(url: image.url, policy: exchange.policy, acceptsNotModified: image.stale != nil,
+                                           deadline: ContinuousClock.now + policy.timeout)
+        let request = exchange.request(for: image.url, headers: image.headers, deadline: machine.deadline)
+        let step = image.cancellation.nextStep()
+        let sent = exchange.sendWithoutTask(request) { result in
+            self.firstResponse(result, in: machine, of: image, hostLimit: hostLimit)
+        }
+        if let cancel = sent {
+            image.cancellation.onCancel(cancel, ifStillAt: step)
+        } else {
+            carryOn(image.cancellation) {
+                await self.completeExchange(of: image, machine, from: machine.start(), hostLimit: hostLimit)
+            }
+        }
+    }
+
+    /// Goes on from what the first request of `image`'s exchange came to: a response that ends
+    /// the exchange goes to the cache writer from the thread it came on; anything else goes on in
+    /// a task.
+    private func firstResponse(_ result: Result<TransportResponse, any Error>, in machine: ExchangeStateMachine, of image: ImageInFlight,
+                               hostLimit: AsyncSemaphore) {
+        var machine = machine
+        let action = exchange.next(after: result, in: &machine)
+        if case .succeed(let success) = action, success.response.status != 304 {
+            globalLimit.signal()
+            hostLimit.signal()
+            return handToWriter(success, of: image)
+        }
+        let exchangeSoFar = machine
+        carryOn(image.cancellation) {
+            await self.completeExchange(of: image, exchangeSoFar, from: action, hostLimit: hostLimit)
+        }
+    }
+
+    /// The rest of `image`'s exchange, from `action`, holding its request slots, which it gives
+    /// back once the exchange ends; then what it comes to (``conclude(_:of:)``).
     ///
     /// An exchange that a suspension of the process broke (``SuspensionWatch``) is made again,
     /// with a whole timeout and its retries, as if it had started when the process came back: an
     /// iOS app frozen in the background finds its images' deadlines passed and its connections
     /// closed on resume, which says nothing of the servers. Once for each suspension, so a server
     /// that never answers still fails.
-    private func completeExchange(of image: ImageInFlight, hostLimit: AsyncSemaphore, deadline: ContinuousClock.Instant,
-                                  firstAttempt: (@Sendable () async throws -> TransportResponse)? = nil, counted: inout Bool,
-                                  stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
+    private func completeExchange(of image: ImageInFlight, _ machine: ExchangeStateMachine, from action: ExchangeStateMachine.Action,
+                                  hostLimit: AsyncSemaphore) async {
         // A redirect's request counts against its own origin's limit: the image's slot moves to
         // the origin it is redirected to, so that many origins redirecting to one host cannot
         // send it more than its limit at once.
@@ -504,91 +547,24 @@ final class ImageDownloader: Sendable {
             held = (origin, originLimits.semaphore(for: origin))
             await held.limit.wait()
         }
-        var deadline = deadline
-        var firstAttempt = firstAttempt
+        var machine = machine
+        var action = action
         var result: Result<HTTPExchange.Success, HTTPExchange.Failure>
         while true {
-            let started = deadline - policy.timeout
-            result = await exchange.get(image.url, headers: requestHeaders(revalidating: image.stale), acceptsNotModified: image.stale != nil,
-                                        deadline: deadline, firstAttempt: firstAttempt) { next in await moveSlot(to: Origin(next)) }
+            let started = machine.deadline - policy.timeout
+            result = await exchange.drive(&machine, from: action, headers: image.headers) { next in await moveSlot(to: Origin(next)) }
             guard case .failure(let failure) = result, Self.mayBeSuspensionsDoing(failure.reason),
                   suspensions.hasSuspended(after: started), !Task.isCancelled else { break }
-            firstAttempt = nil
-            deadline = ContinuousClock.now + policy.timeout
+            machine = ExchangeStateMachine(url: image.url, policy: exchange.policy, acceptsNotModified: image.stale != nil,
+                                           deadline: ContinuousClock.now + policy.timeout)
+            action = machine.start()
             await moveSlot(to: Origin(image.url))
         }
         // The limits bound requests on the network: storing the image does not hold a slot, so
         // the next request goes out while this one is written.
         globalLimit.signal()
         held.limit.signal()
-        return await conclude(result, of: image, counted: &counted, stored: stored)
-    }
-
-    /// Fetches one image as ``load(_:urlName:knownLookup:hostLimit:preCounted:callerGaveUp:end:)``
-    /// does, already looked up and counted, with no task up to its response: it waits for its
-    /// request slots as a closure left with the semaphores, its request is sent from the thread
-    /// that hands it the last slot, and a response that ends the exchange at once goes to the
-    /// cache writer from the transport's thread. The rest (a redirect, a retry, a 304, a failure,
-    /// a request the transport can only `send`) is carried on in a task, as `load` does it.
-    ///
-    /// Measured on 2,000 images over HTTPS and HTTP/2 on loopback and on the 300-page site: see
-    /// Benchmarks/HISTORY.md.
-    private func sendWithoutTask(_ url: BrowserURL, urlName knownName: String?, lookup: CacheLookup, hostLimit: AsyncSemaphore,
-                                 callerGaveUp: CancellationFlag?, cancellation: FetchCancellation, sender: any TaskStartingTransport,
-                                 end: @escaping @Sendable (DownloadOutcome) -> Void) {
-        var isFresh: Bool { if case .fresh = lookup { true } else { false } }
-        guard !isFresh, Self.mayBeImage(url, naming: store.naming), policy.allows(url) else {
-            return carryOn(cancellation, on: sender) {
-                await self.load(url, urlName: knownName, knownLookup: lookup, hostLimit: hostLimit, preCounted: true,
-                                callerGaveUp: callerGaveUp, end: end)
-            }
-        }
-        let image = ImageInFlight(url, urlName: knownName, lookup: lookup, naming: store.naming)
-        onEvent?(.started(url: image.urlString, localName: image.localName))
-        hostLimit.wait {
-            self.globalLimit.wait {
-                if callerGaveUp?.isSet == true {
-                    // From a task: the slots go to the next waiter, which would end the same way
-                    // here, one call deeper for each image waiting.
-                    return self.carryOn(cancellation, on: sender) {
-                        self.globalLimit.signal()
-                        hostLimit.signal()
-                        let outcome = self.finish(image.outcome(.failed, failure: .cancelled))
-                        self.counter.decrement()
-                        end(outcome)
-                    }
-                }
-                self.send(image, hostLimit: hostLimit, cancellation: cancellation, sender: sender, end: end)
-            }
-        }
-    }
-
-    /// ``sendWithoutTask(_:urlName:lookup:hostLimit:callerGaveUp:cancellation:sender:end:)``'s request,
-    /// sent holding the image's unit of the outstanding count and its request slots.
-    private func send(_ image: ImageInFlight, hostLimit: AsyncSemaphore, cancellation: FetchCancellation,
-                      sender: any TaskStartingTransport, end: @escaping @Sendable (DownloadOutcome) -> Void) {
-        suspensions.keepWatching()
-        let deadline = ContinuousClock.now + policy.timeout
-        // As `load` goes on from its exchange's first response.
-        let exchangeInTask = { @Sendable (firstAttempt: (@Sendable () async throws -> TransportResponse)?) in
-            self.carryOn(cancellation, on: sender) {
-                var counted = true
-                let outcome = await self.completeExchange(of: image, hostLimit: hostLimit, deadline: deadline,
-                                                          firstAttempt: firstAttempt, counted: &counted, stored: end)
-                if counted { self.counter.decrement() }
-                if let outcome { end(outcome) }
-            }
-        }
-        let request = exchange.request(for: image.url, headers: requestHeaders(revalidating: image.stale), deadline: deadline)
-        let sent = sender.send(request, cancelledBy: cancellation) { sent in
-            guard let response = sent.response, let success = self.exchange.immediateSuccess(response, from: image.url) else {
-                return exchangeInTask(sent.outcome)
-            }
-            self.globalLimit.signal()
-            hostLimit.signal()
-            self.handToWriter(success, of: image, stored: end)
-        }
-        if !sent { exchangeInTask(nil) }
+        if let outcome = await conclude(result, of: image) { end(image, with: outcome) }
     }
 
     /// Whether a suspension of the process can have caused `failure`: a time-out, a connection
@@ -606,17 +582,14 @@ final class ImageDownloader: Sendable {
 
     /// Carries a fetch on in a task on the transport's thread; `cancellation` cancels the task
     /// from then on.
-    private func carryOn(_ cancellation: FetchCancellation, on sender: any TaskStartingTransport,
-                         _ work: @escaping @Sendable () async -> Void) {
-        let task = sender.startTask(for: policy.privateNetworks, work)
+    private func carryOn(_ cancellation: FetchCancellation, _ work: @escaping @Sendable () async -> Void) {
+        let task = exchange.transport.startTask(for: policy.privateNetworks, work)
         cancellation.onCancel { task.cancel() }
     }
 
     /// What an exchange comes to: the image's outcome, or nil when it went to the cache writer,
-    /// which calls `stored` with it (and then gives back the image's unit of the outstanding
-    /// count, which `counted` no longer holds).
-    private func conclude(_ result: Result<HTTPExchange.Success, HTTPExchange.Failure>, of image: ImageInFlight, counted: inout Bool,
-                          stored: @escaping @Sendable (DownloadOutcome) -> Void) async -> DownloadOutcome? {
+    /// which ends the image once it is stored.
+    private func conclude(_ result: Result<HTTPExchange.Success, HTTPExchange.Failure>, of image: ImageInFlight) async -> DownloadOutcome? {
         switch result {
         case .success(let success) where success.response.status == 304:
             let response = success.response
@@ -626,23 +599,28 @@ final class ImageDownloader: Sendable {
                 try await fileWork.run {
                     try store.markRevalidated(image.url, etag: validators.etag, lastModified: validators.lastModified)
                 }
-                return finish(image.outcome(.revalidated, image.stale))
+                return image.outcome(.revalidated, image.stale)
             } catch {
-                return finish(image.outcome(.failed, failure: .storage(reason: "\(error)", revalidating: true)))
+                return image.outcome(.failed, failure: .storage(reason: "\(error)", revalidating: true))
             }
         case .success(let success):
-            counted = false
-            handToWriter(success, of: image, stored: stored)
+            handToWriter(success, of: image)
             return nil
         case .failure(let failure):
-            return finish(image.outcome(.failed, failure: failure.reason))
+            return image.outcome(.failed, failure: failure.reason)
         }
     }
 
+    /// Ends `image`, which holds a unit of the outstanding count, with `outcome`.
+    private func end(_ image: ImageInFlight, with outcome: DownloadOutcome) {
+        let outcome = finish(outcome)
+        counter.decrement()
+        image.end(outcome)
+    }
+
     /// Hands a downloaded image to the cache writer, with its unit of the outstanding count: the
-    /// writer gives the unit back and calls `stored` with the outcome once the image is stored.
-    private func handToWriter(_ success: HTTPExchange.Success, of image: ImageInFlight,
-                              stored: @escaping @Sendable (DownloadOutcome) -> Void) {
+    /// writer gives the unit back and ends the image once it is stored.
+    private func handToWriter(_ success: HTTPExchange.Success, of image: ImageInFlight) {
         let response = success.response
         let validators = Validators(response)
         writer.store(ImageToStore(
@@ -659,9 +637,7 @@ final class ImageDownloader: Sendable {
             case .failure(let error):
                 image.outcome(.failed, failure: .storage(reason: "\(error)", revalidating: false))
             }
-            _ = self.finish(outcome)
-            self.counter.decrement()
-            stored(outcome)
+            self.end(image, with: outcome)
         }
     }
 
@@ -672,11 +648,11 @@ final class ImageDownloader: Sendable {
         }
     }
 
-    /// An image whose request is about to go out, and what its outcome is named after.
+    /// An image whose request is about to go out: what its outcome is named after, what its
+    /// request carries, and who is told how it ended.
     ///
     /// A class: the closures that carry an image from its request slots to its outcome capture it
-    /// half a dozen times, and as a struct (a URL's parts, three names, a stale copy's record)
-    /// each capture copied it and retained everything in it, on libcurl's thread.
+    /// half a dozen times, and as a struct each capture copied it and retained everything in it.
     private final class ImageInFlight: Sendable {
         let url: BrowserURL
         let urlString: String
@@ -686,16 +662,27 @@ final class ImageDownloader: Sendable {
         let localName: String
         /// The stale copy being revalidated, if any.
         let stale: CacheEntryMetadata?
+        /// Its requests' headers (``ImageDownloader/requestHeaders(revalidating:)``).
+        let headers: [(name: String, value: String)]
+        /// Set when the caller that started it gave up (``FetchStart/callerGaveUp``).
+        let callerGaveUp: CancellationFlag?
+        /// What stops its current step: what ``ImageDownloader/cancelAll()`` cancels.
+        let cancellation: FetchCancellation
+        /// Told its outcome, once.
+        let end: @Sendable (DownloadOutcome) -> Void
 
-        init(_ url: BrowserURL, urlName knownName: String?, lookup: CacheLookup, naming: LocalImageNaming) {
-            self.url = url
+        init(_ fetch: FetchStart, urlName: String?, stale: CacheEntryMetadata?, headers: [(name: String, value: String)],
+             cancellation: FetchCancellation, end: @escaping @Sendable (DownloadOutcome) -> Void) {
+            url = fetch.image.url
             urlString = url.serializedWithoutFragment
-            // A URL that names no image format gets its name from its bytes: known once they are
-            // in (or from the index, for one stored before).
-            urlName = knownName ?? naming.localName(for: url)
-            stale = lookup.metadata
+            self.urlName = urlName
+            self.stale = stale
             let name = urlName ?? ""
             localName = name.isEmpty ? stale?.localName ?? "" : name
+            self.headers = headers
+            callerGaveUp = fetch.callerGaveUp
+            self.cancellation = cancellation
+            self.end = end
         }
 
         func outcome(_ status: DownloadStatus, _ metadata: CacheEntryMetadata? = nil, failure: DownloadFailure? = nil) -> DownloadOutcome {

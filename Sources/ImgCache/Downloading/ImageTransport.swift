@@ -161,6 +161,29 @@ public protocol ImageTransport: Sendable {
     /// looked up and checked before each request instead, which a DNS name that answers
     /// differently the second time can get past.
     var checksConnectedAddresses: Bool { get }
+
+    /// Optional: sends `request` with no task waiting for it, and calls `completion` once, from
+    /// any thread, with the response or what ``send(_:)`` would have thrown. Returns what cancels
+    /// the request (after which `completion` still comes, with `CancellationError` or a
+    /// response); nil, with nothing sent and `completion` never called, when this request must
+    /// go through ``send(_:)``. The default sends nothing.
+    ///
+    /// The downloader uses it only where the transport keeps the request's promises itself
+    /// (``keepsDeadlines``, and ``checksConnectedAddresses`` when private networks are denied).
+    /// Most images need nothing after their response but the cache write: sent this way, they
+    /// cost no task, continuation or cancellation handler.
+    func send(_ request: TransportRequest,
+              completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) -> (@Sendable () -> Void)?
+
+    /// Optional: starts `work` in a new task that runs on the thread that makes the requests with
+    /// `access`, so that a response resumes the task waiting for it with no wake-up of another
+    /// thread, and the task's next request is handed in there too. The default starts it on the
+    /// cooperative pool.
+    func startTask(for access: PrivateNetworkAccess, _ work: sending @escaping () async -> Void) -> Task<Void, Never>
+
+    /// Optional: runs `operation` in the current task, preferring the thread that makes the
+    /// requests with `access` (see ``startTask(for:_:)``). The default runs it where it is.
+    func preferringThread<T: Sendable>(for access: PrivateNetworkAccess, _ operation: () async -> T) async -> T
 }
 
 extension ImageTransport {
@@ -169,6 +192,22 @@ extension ImageTransport {
 
     /// Not promised unless a transport says so.
     public var checksConnectedAddresses: Bool { false }
+
+    /// Sends nothing: every request goes through ``send(_:)``.
+    public func send(_ request: TransportRequest,
+                     completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) -> (@Sendable () -> Void)? {
+        nil
+    }
+
+    /// On the cooperative pool.
+    public func startTask(for access: PrivateNetworkAccess, _ work: sending @escaping () async -> Void) -> Task<Void, Never> {
+        Task(operation: work)
+    }
+
+    /// Where it is.
+    public func preferringThread<T: Sendable>(for access: PrivateNetworkAccess, _ operation: () async -> T) async -> T {
+        await operation()
+    }
 
     /// Sends `request`, first looking up and checking its host's addresses when private networks
     /// are denied and the transport does not check the addresses it connects to.
