@@ -31,7 +31,14 @@ extension ImageCacheStore {
     /// failure is its own. A failed index append fails the whole batch, and the images it placed
     /// are removed, as the single store does. With a size cap, each image is stored alone, so that
     /// eviction keeps its one-at-a-time order.
+    /// The images stored are kept for ``recentAnswers(for:now:)``.
     func store(_ images: [ImageToStore], now: Date = Date()) -> [Result<CacheEntryMetadata, any Error>] {
+        let results = storeEach(images, now: now)
+        rememberAnswers(results.lazy.compactMap { try? $0.get() }, at: now)
+        return results
+    }
+
+    private func storeEach(_ images: [ImageToStore], now: Date) -> [Result<CacheEntryMetadata, any Error>] {
         if policy.maxTotalBytes != nil || images.count == 1 {
             return images.map { image in
                 Result {

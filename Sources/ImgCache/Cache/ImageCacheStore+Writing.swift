@@ -173,6 +173,7 @@ extension ImageCacheStore {
             return metadata
         }
         recordUses(due, now: now)
+        rememberAnswers(results.lazy.compactMap { if case .fresh(let metadata) = $0 { metadata } else { nil } }, at: now)
         return results
     }
 

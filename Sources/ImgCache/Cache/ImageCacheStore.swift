@@ -54,6 +54,8 @@ public final class ImageCacheStore: Sendable {
     let staging = StagedImageFile.Support()
     private let state: ThreadLocked<State>
     private let removalsSeen: ThreadLocked<Int>
+    /// Its own lock, so that an answer from memory never waits for a batch being written.
+    private let recent = ThreadLocked(RecentAnswers())
 
     /// The index as this process last read it, and the means to change the folder.
     private struct State {
@@ -66,7 +68,7 @@ public final class ImageCacheStore: Sendable {
         /// is appended, than by reading the table and the index's last lines at every look.
         var lookupTableLooksLeft = 4
         /// The index's ``CacheIndex/removals``, published each time the index is brought up to
-        /// date or changed, for ``removalCount``.
+        /// date or changed, for ``recentAnswers(for:now:)``.
         let removalsSeen: ThreadLocked<Int>
 
         /// Whether the next look may go through the lookup table; counts it.
@@ -280,11 +282,20 @@ public final class ImageCacheStore: Sendable {
         }
     }
 
-    /// How many entries have left the cache's index as this store has seen it so far (counting
-    /// on from the store's creation): while it stays the same, an entry found or stored before
-    /// is still recorded, unless another process removed it since this store last looked.
-    var removalCount: Int {
-        removalsSeen.withLock { $0 }
+    /// The entries among `urls` (serialized without their fragment) that this store found fresh
+    /// or stored recently enough to answer for them from memory (``RecentAnswers``); nil for the
+    /// others, which need a look (``lookUpForUse(_:now:)``).
+    func recentAnswers(for urls: [String], now: Date = Date()) -> [RecentAnswers.Answer?] {
+        let removals = removalsSeen.withLock { $0 }
+        return recent.withLock { $0.answers(for: urls, now: now, removals: removals, policy: policy) }
+    }
+
+    /// Keeps `entries`, found fresh or stored at `now`, for ``recentAnswers(for:now:)``. An entry
+    /// found or stored before is still recorded while the store has seen none leave the cache
+    /// since, unless another process removed it since this store last looked.
+    func rememberAnswers(_ entries: some Sequence<CacheEntryMetadata>, at now: Date) {
+        let removals = removalsSeen.withLock { $0 }
+        recent.withLock { $0.remember(entries, at: now, removals: removals) }
     }
 
     /// Says that many looks are coming, one after another (a site's pages): the next one reads

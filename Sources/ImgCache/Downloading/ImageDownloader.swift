@@ -48,40 +48,8 @@ final class ImageDownloader: Sendable {
         /// cache before then must look again rather than fetch them a second time. Emptied when
         /// no call is under way, so it holds at most one burst's URLs.
         var settled: Set<String> = []
-        /// Images found fresh in the cache, or stored, while calls were under way, by URL: a later
-        /// call answers them from here instead of looking in the cache again, as the pages of a
-        /// site do for the images they share (see ``FoundImage/answers(at:policy:)``). Emptied
-        /// with `settled`, and whenever the store has seen entries leave the cache since
-        /// (``ImageCacheStore/removalCount``).
-        var found: [String: FoundImage] = [:]
-        /// The store's removal count that `found` is current with.
-        var foundAtRemovals = 0
     }
 
-    /// What an image's outcome needs of its cache entry, and whether the entry is still fresh.
-    private struct FoundImage {
-        let localName: String
-        let byteCount: Int
-        let contentType: String?
-        let fetchedAt: Date
-        /// When it was found or stored: its use then was recorded (or did not need to be).
-        let foundAt: Date
-
-        init(_ metadata: CacheEntryMetadata, at time: Date) {
-            localName = metadata.localName
-            byteCount = metadata.byteCount
-            contentType = metadata.contentType
-            fetchedAt = metadata.fetchedAt
-            foundAt = time
-        }
-
-        /// Whether it may stand for a look in the cache at `now`: still fresh, and found recently
-        /// enough that a use at `now` need not be recorded (a look records a use at most once in
-        /// ``ImageCacheStore/lastUseGranularity``; eviction goes by the last one).
-        func answers(at now: Date, policy: CachePolicy) -> Bool {
-            now.timeIntervalSince(foundAt) < ImageCacheStore.lastUseGranularity && !policy.isStale(fetchedAt: fetchedAt, now: now)
-        }
-    }
     private let onEvent: (@Sendable (ImageEvent) -> Void)?
     /// Exactly the formats the policy accepts.
     private let acceptHeader: String
@@ -205,54 +173,34 @@ final class ImageDownloader: Sendable {
         defer {
             fetches.withLock { fetches in
                 fetches.activeCalls -= 1
-                if fetches.activeCalls == 0 {
-                    fetches.settled.removeAll()
-                    fetches.found.removeAll()
-                }
+                if fetches.activeCalls == 0 { fetches.settled.removeAll() }
             }
         }
         var outcomes = [DownloadOutcome?](repeating: nil, count: images.count)
         let store = self.store
         let candidates = images.indices.filter { policy.allows(images[$0].url) && Self.mayBeImage(images[$0].url, naming: store.naming) }
         let keys = candidates.map { images[$0].url.serializedWithoutFragment }
-        // Images that calls under way found or stored are answered from memory: no look in the
-        // cache's index, no `stat` of the file, no hop off the pool. A site's pages share most of
-        // their images.
-        let now = Date()
-        let removals = store.removalCount
-        var found: [FoundImage?] = fetches.withLock { fetches in
-            if fetches.foundAtRemovals != removals {
-                fetches.found.removeAll()
-                fetches.foundAtRemovals = removals
-            }
-            return keys.map { key in fetches.found[key].flatMap { $0.answers(at: now, policy: store.policy) ? $0 : nil } }
-        }
-        // The rest in one pass over the cache: on a warm run every image is answered here, without
-        // a task, an actor call or a second read of its metadata.
+        // Images the store found or stored a moment ago are answered from memory (a site's pages
+        // share most of their images); the rest in one pass over the cache: on a warm run every
+        // image is answered here, without a task, an actor call or a second read of its metadata.
+        var answers = store.recentAnswers(for: keys)
         var known = [CacheLookup?](repeating: nil, count: images.count)
-        let toLookUp = candidates.indices.filter { found[$0] == nil }
+        let toLookUp = candidates.indices.filter { answers[$0] == nil }
         if !toLookUp.isEmpty {
-            let lookups = await fileWork.runCacheLook { store.lookUpForUse(toLookUp.map { images[candidates[$0]] }) }
-            var fresh: [(key: String, image: FoundImage)] = []
+            let now = Date()
+            let lookups = await fileWork.runCacheLook { store.lookUpForUse(toLookUp.map { images[candidates[$0]] }, now: now) }
             for (position, lookup) in zip(toLookUp, lookups) {
-                guard case .fresh(let metadata) = lookup else {
+                if case .fresh(let metadata) = lookup {
+                    answers[position] = RecentAnswers.Answer(metadata, at: now)
+                } else {
                     known[candidates[position]] = lookup
-                    continue
-                }
-                let image = FoundImage(metadata, at: now)
-                found[position] = image
-                fresh.append((keys[position], image))
-            }
-            if !fresh.isEmpty {
-                fetches.withLock { fetches in
-                    for (key, image) in fresh { fetches.found[key] = image }
                 }
             }
         }
         for (position, index) in candidates.enumerated() {
-            guard let image = found[position] else { continue }
-            outcomes[index] = finish(DownloadOutcome(url: keys[position], localName: image.localName, status: .cached,
-                                                     byteCount: image.byteCount, contentType: image.contentType))
+            guard let answer = answers[position] else { continue }
+            outcomes[index] = finish(DownloadOutcome(url: keys[position], localName: answer.localName, status: .cached,
+                                                     byteCount: answer.byteCount, contentType: answer.contentType))
         }
         // The same URL twice on a page is fetched once; its outcome is given to both. Each URL is
         // hashed once: its first position goes in as the default and comes back if it was there.
@@ -492,8 +440,7 @@ final class ImageDownloader: Sendable {
     /// Sends `image`'s first request, holding its unit of the outstanding count and its slots.
     private func send(_ image: ImageInFlight, hostLimit: AsyncSemaphore) {
         suspensions.keepWatching()
-        let machine = ExchangeStateMachine(url: image.url, policy: exchange.policy, acceptsNotModified: image.stale != nil,
-                                           deadline: ContinuousClock.now + policy.timeout)
+        let machine = exchangeStarting(now: image)
         let request = exchange.request(for: image.url, headers: image.headers, deadline: machine.deadline)
         let step = image.cancellation.nextStep()
         let sent = exchange.sendWithoutTask(request) { result in
@@ -503,9 +450,17 @@ final class ImageDownloader: Sendable {
             image.cancellation.onCancel(cancel, ifStillAt: step)
         } else {
             carryOn(image.cancellation) {
+                // Its time starts with the task: one held back by a busy pool has sent nothing yet.
+                let machine = self.exchangeStarting(now: image)
                 await self.completeExchange(of: image, machine, from: machine.start(), hostLimit: hostLimit)
             }
         }
+    }
+
+    /// The exchange of `image`, its deadline a whole timeout from now.
+    private func exchangeStarting(now image: ImageInFlight) -> ExchangeStateMachine {
+        ExchangeStateMachine(url: image.url, policy: exchange.policy, acceptsNotModified: image.stale != nil,
+                             deadline: ContinuousClock.now + policy.timeout)
     }
 
     /// Goes on from what the first request of `image`'s exchange came to: a response that ends
@@ -555,8 +510,7 @@ final class ImageDownloader: Sendable {
             result = await exchange.drive(&machine, from: action, headers: image.headers) { next in await moveSlot(to: Origin(next)) }
             guard case .failure(let failure) = result, Self.mayBeSuspensionsDoing(failure.reason),
                   suspensions.hasSuspended(after: started), !Task.isCancelled else { break }
-            machine = ExchangeStateMachine(url: image.url, policy: exchange.policy, acceptsNotModified: image.stale != nil,
-                                           deadline: ContinuousClock.now + policy.timeout)
+            machine = exchangeStarting(now: image)
             action = machine.start()
             await moveSlot(to: Origin(image.url))
         }
@@ -630,7 +584,6 @@ final class ImageDownloader: Sendable {
             urlName: image.urlName)) { result in
             // The body is written (or dropped): its bytes no longer count as held.
             response.charge?.release()
-            if case .success(let metadata) = result { self.remember(metadata) }
             let outcome = switch result {
             case .success(let metadata):
                 image.outcome(.downloaded, metadata)
@@ -638,13 +591,6 @@ final class ImageDownloader: Sendable {
                 image.outcome(.failed, failure: .storage(reason: "\(error)", revalidating: false))
             }
             self.end(image, with: outcome)
-        }
-    }
-
-    /// Keeps a stored image for the calls under way (see ``Fetches/found``).
-    private func remember(_ metadata: CacheEntryMetadata) {
-        fetches.withLock { fetches in
-            if fetches.activeCalls > 0 { fetches.found[metadata.url] = FoundImage(metadata, at: Date()) }
         }
     }
 
