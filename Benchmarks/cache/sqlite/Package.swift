@@ -13,8 +13,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        // Helpers the product already has (XXH64 is a copy of Sources/ImgCache/Support/XXH64.swift;
-        // StagedFile is a condensed StagedImageFile): not counted as the index's lines.
+        // StagedFile, a condensed StagedImageFile: not counted as the index's lines. XXH64 is the
+        // product's own file, linked into each target that hashes.
         .target(name: "Shared", path: "Sources/Shared"),
         // The prototype: the index in SQLite through GRDB (counted).
         .target(name: "SQLiteImageIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Shared"]),

@@ -1,0 +1,1 @@
+../../../../../Sources/ImgCache/Support/XXH64.swift
