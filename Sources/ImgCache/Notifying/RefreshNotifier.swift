@@ -220,7 +220,7 @@ public final class RefreshNotifier: Sendable {
         state.withLock { state in
             let now = clock.now()
             var summary = state.tally
-            summary.outstanding = state.underWay
+            summary.underWay = state.underWay
             summary.elapsed = state.burstStart.map { now - $0 } ?? .zero
             return summary
         }
@@ -317,7 +317,7 @@ public final class RefreshNotifier: Sendable {
 
     private func fire(_ reason: RefreshReason, _ state: inout NotifierState, now: Duration) {
         var summary = state.tally
-        summary.outstanding = state.underWay
+        summary.underWay = state.underWay
         summary.reason = reason
         summary.elapsed = now - (state.burstStart ?? now)
         state.tally = RefreshSummary()

@@ -59,9 +59,6 @@ public final class OfflinePageLoader: Sendable {
         self.session = session
     }
 
-    /// The outstanding count: images queued for the network or in flight.
-    public var outstandingCount: Int { session.outstandingCount }
-
     /// Rewrites `html` for the cache, writes it into the cache folder as `pageName`, and starts
     /// downloading its images. Returns as soon as the page file is written; the reading, rewriting
     /// and writing happen off the caller's thread, so the main actor may call it.

@@ -89,7 +89,7 @@ struct SuspensionTests {
                 #expect(outcomes.map(\.failure?.description) == ["HTTP 404"], "the server said so: not asked again")
                 #expect(server.requestCount("/photo.png") == 1)
             }
-            #expect(loader.outstandingCount == 0)
+            #expect(loader.session.outstandingCount == 0)
             await transport.shutdown()
             try await server.shutdown()
         }
