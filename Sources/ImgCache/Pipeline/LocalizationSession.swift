@@ -42,9 +42,7 @@ public final class LocalizationSession: Sendable {
         self.configuration = configuration
         notifier = RefreshNotifier(debounce: configuration.debounce, maxWait: configuration.maxWait, clock: configuration.clock,
                                    notificationCenter: configuration.notificationCenter, onEvent: onEvent)
-        var options = configuration.rewriting
-        options.naming = configuration.store.naming
-        rewriter = ImageRewriter(options: options)
+        rewriter = ImageRewriter(options: configuration.rewriting, naming: configuration.store.naming)
         let fileWork = FileWork(placement: configuration.fileWork)
         self.fileWork = fileWork
         let notifier = self.notifier
@@ -98,7 +96,7 @@ public final class LocalizationSession: Sendable {
         let untyped = scan.untypedImageURLs
         let known = untyped.isEmpty ? [:] : await fileWork.run { self.cachedNames(of: untyped) }
         let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: known)
-        let images = prepared.imagesToFetch(storeNaming: store.naming)
+        let images = prepared.imagesToFetch()
         imagesFound?(images.count)
         if mode == .live { try await pageReady?(prepared.firstRewrite) }
         // In live mode a page may be written again once its images are in (named by their bytes,
@@ -121,7 +119,7 @@ public final class LocalizationSession: Sendable {
         guard prepared.choosesPerDevice else { return results }
         var tried = Set(images.lazy.map(\.url.serialized))
         while true {
-            let instead = prepared.imagesInstead(of: PreparedDocument.failedURLs(in: results), storeNaming: store.naming).filter { tried.insert($0.url.serialized).inserted }
+            let instead = prepared.imagesInstead(of: PreparedDocument.failedURLs(in: results)).filter { tried.insert($0.url.serialized).inserted }
             guard !instead.isEmpty else { return results }
             results += await downloader.fetchAll(instead)
         }

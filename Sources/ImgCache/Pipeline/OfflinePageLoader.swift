@@ -47,7 +47,7 @@ public final class OfflinePageLoader: Sendable {
                             notificationCenter: NotificationCenter? = .default, devices: [DeviceProfile]? = nil) {
         var configuration = LocalizationSession.Configuration(
             store: store, transport: transport, downloadPolicy: policy,
-            rewriting: RewriteOptions(naming: store.naming, referenceStyle: referenceStyle), debounce: debounce,
+            rewriting: RewriteOptions(referenceStyle: referenceStyle), debounce: debounce,
             notificationCenter: notificationCenter)
         configuration.devices = devices ?? DeviceProfile.mainScreen ?? []
         self.init(session: LocalizationSession(configuration))
@@ -92,7 +92,7 @@ public final class OfflinePageLoader: Sendable {
             try prepared.firstRewrite.write(toFile: pagePath)
             return prepared
         }
-        let images = prepared.imagesToFetch(storeNaming: store.naming)
+        let images = prepared.imagesToFetch()
         let arrivals = session.arrivals
         let expected = arrivals.expect(images.map(\.url), localNames: prepared.firstRewrite.references.compactMap { reference in
             guard reference.rewritten, let name = reference.localName, let url = reference.url.flatMap({ BrowserURL($0) }) else { return nil }

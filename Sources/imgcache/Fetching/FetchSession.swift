@@ -21,7 +21,7 @@ final class FetchSession: Sendable {
         self.settings = settings
         let store: ImageCacheStore
         do {
-            store = try ImageCacheStore(directory: settings.cacheFolder, naming: settings.rewriteOptions.naming,
+            store = try ImageCacheStore(directory: settings.cacheFolder, naming: settings.naming,
                                         policy: settings.cachePolicy)
         } catch {
             throw StartError(description: "cannot use the cache folder \(settings.cacheFolder): \(error)")
