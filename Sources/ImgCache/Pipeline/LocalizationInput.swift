@@ -1,7 +1,7 @@
 import Foundation
 
-/// One page or stylesheet to localise into a file: where it is read from, where its rewritten
-/// copy goes, and what its relative references resolve against.
+/// One page or stylesheet to localise: where it is read from, where its rewritten copy goes (if
+/// anywhere), and what its relative references resolve against.
 public struct LocalizationInput: Sendable {
     /// Where the file's bytes come from.
     public enum Source: Sendable, Equatable {
@@ -9,6 +9,8 @@ public struct LocalizationInput: Sendable {
         case file(String)
         /// A page or stylesheet fetched over http(s); its final URL (after redirects) is its base.
         case url(BrowserURL)
+        /// Bytes the caller has: a page an app downloaded itself, or a stylesheet.
+        case bytes([UInt8])
     }
 
     /// How messages and the manifest name it: the argument as given, or the site folder joined
@@ -16,23 +18,37 @@ public struct LocalizationInput: Sendable {
     public let name: String
     /// Where it is read from.
     public let source: Source
-    /// Where the rewritten file is written.
-    public let output: String
+    /// Where the rewritten file is written; nil: nowhere (the result carries it,
+    /// ``FileLocalization/page``).
+    public let output: String?
     /// `.page` or `.stylesheet`.
     public let kind: SiteFileKind
     /// What relative references resolve against (a URL source: where it is finally loaded from).
     public let url: BrowserURL?
     /// The site folder the file belongs to: references to its other files are left as they are.
     package let site: SiteTree?
+    /// For bytes, the encoding a transport declared (an HTTP `charset` label): it beats
+    /// ``RewriteOptions/transportEncodingLabel``, as a fetched page's own beats nothing.
+    let transportCharset: String?
 
     /// Creates an input.
-    package init(name: String, source: Source, output: String, kind: SiteFileKind, url: BrowserURL?, site: SiteTree? = nil) {
+    package init(name: String, source: Source, output: String?, kind: SiteFileKind, url: BrowserURL?, site: SiteTree? = nil,
+                 transportCharset: String? = nil) {
         self.name = name
         self.source = source
         self.output = output
         self.kind = kind
         self.url = url
         self.site = site
+        self.transportCharset = transportCharset
+    }
+
+    /// A page or stylesheet the caller has as bytes, served from `url` (nil: relative references
+    /// stay as written), written to `output` if given. It refers to the cache as the
+    /// configuration's ``RewriteOptions/referenceStyle`` says, and its URLs that are not images
+    /// become absolute as ``RewriteOptions/otherURLs`` says of a page written away from its origin.
+    public static func bytes(_ bytes: [UInt8], url: BrowserURL?, kind: SiteFileKind = .page, output: String? = nil) -> LocalizationInput {
+        LocalizationInput(name: url?.serialized ?? output ?? "", source: .bytes(bytes), output: output, kind: kind, url: url)
     }
 
     /// The path read, for a file source.
