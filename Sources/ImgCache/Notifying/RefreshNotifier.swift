@@ -46,9 +46,9 @@ public final class RefreshNotifier: Sendable {
     public static let summaryUserInfoKey = "summary"
 
     /// How long nothing must be under way before a refresh fires.
-    public let debounce: Duration
+    package let debounce: Duration
     /// The longest a refresh is put off during a burst, if limited.
-    public let maxWait: Duration?
+    package let maxWait: Duration?
 
     private let clock: ElapsedTimeClock
     private let notificationCenter: NotificationCenter?

@@ -113,7 +113,7 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
     public var finished: Int { downloaded + revalidated + cached + skipped + failed.count }
 
     /// ``elapsed`` in seconds.
-    public var elapsedSeconds: Double {
+    package var elapsedSeconds: Double {
         Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 

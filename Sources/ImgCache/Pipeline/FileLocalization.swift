@@ -14,7 +14,7 @@ public struct FileLocalization: Sendable {
     /// The encoding the file was read in.
     public let encoding: HTMLEncoding
     /// The absolute URLs of the stylesheets a page links.
-    public let linkedStylesheets: [String]
+    package let linkedStylesheets: [String]
     /// What rewriting the file noticed.
     public let warnings: [RewriteWarning]
 

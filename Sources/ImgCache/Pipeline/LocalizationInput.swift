@@ -52,7 +52,7 @@ public struct LocalizationInput: Sendable {
     }
 
     /// The path read, for a file source.
-    public var path: String? {
+    package var path: String? {
         if case .file(let path) = source { return path }
         return nil
     }
@@ -85,7 +85,7 @@ public struct LocalizationInput: Sendable {
 /// A file of a site folder that is neither a page nor a stylesheet: copied to `output` as it is.
 public struct SiteFileCopy: Sendable {
     /// The file in the site folder.
-    public let source: String
+    package let source: String
     /// Where the copy goes.
-    public let output: String
+    package let output: String
 }

@@ -265,7 +265,7 @@ public final class LocalizationSession: Sendable {
 
     /// Copies a site file into the output as it is (a hard link where possible), atomically.
     /// - Throws: `FileError` naming the file.
-    public func copy(_ copy: SiteFileCopy) async throws {
+    package func copy(_ copy: SiteFileCopy) async throws {
         // Always off the pool: a copy (where a hard link cannot be made) is as long as the file.
         _ = try await fileWork.runForDocument { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
     }

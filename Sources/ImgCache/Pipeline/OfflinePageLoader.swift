@@ -27,7 +27,7 @@ public struct OfflinePage: Sendable {
 /// handler (use `LocalReferenceStyle.urlPrefix("imgcache://")`) and skip the reload.
 public final class OfflinePageLoader: Sendable {
     /// The cache the images go to; the page is written beside them.
-    public var store: ImageCacheStore { session.store }
+    package var store: ImageCacheStore { session.store }
     /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
     public var notifier: RefreshNotifier { session.notifier }
     /// The pipeline the loader runs on.
