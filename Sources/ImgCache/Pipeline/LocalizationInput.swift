@@ -28,19 +28,17 @@ public struct LocalizationInput: Sendable {
     /// The site folder the file belongs to: references to its other files are left as they are.
     package let site: SiteTree?
     /// For bytes, the encoding a transport declared (an HTTP `charset` label): it beats
-    /// ``RewriteOptions/transportEncodingLabel``, as a fetched page's own beats nothing.
-    let transportCharset: String?
+    /// ``RewriteOptions/transportEncodingLabel``, as `OfflinePageLoader.open`'s label does.
+    var transportCharset: String?
 
     /// Creates an input.
-    package init(name: String, source: Source, output: String?, kind: SiteFileKind, url: BrowserURL?, site: SiteTree? = nil,
-                 transportCharset: String? = nil) {
+    package init(name: String, source: Source, output: String?, kind: SiteFileKind, url: BrowserURL?, site: SiteTree? = nil) {
         self.name = name
         self.source = source
         self.output = output
         self.kind = kind
         self.url = url
         self.site = site
-        self.transportCharset = transportCharset
     }
 
     /// A page or stylesheet the caller has as bytes, served from `url` (nil: relative references

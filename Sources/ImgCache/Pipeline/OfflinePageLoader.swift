@@ -89,10 +89,9 @@ public final class OfflinePageLoader: Sendable {
         // The session's live mode, run to its end in the background; the page is open once its
         // first write is in.
         let firstWrite = FirstDelivery<RewriteResult>()
-        var request = LocalizationRequest(
-            LocalizationInput(name: pagePath, source: .bytes(html), output: pagePath, kind: .page, url: pageURL,
-                              transportCharset: transportEncodingLabel),
-            mode: .live, pageReady: { page in firstWrite.deliver(page) })
+        var input = LocalizationInput(name: pagePath, source: .bytes(html), output: pagePath, kind: .page, url: pageURL)
+        input.transportCharset = transportEncodingLabel
+        var request = LocalizationRequest(input, mode: .live, pageReady: { page in firstWrite.deliver(page) })
         request.isShownWhileLoading = true
         let session = self.session
         let downloads = Task { [request] in
