@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -27,7 +27,7 @@ extension ImageCacheStore {
     ///   ``ImageCacheError/largerThanCache(url:byteCount:maxTotalBytes:)`` when the image alone
     ///   exceeds the cap (nothing is stored or evicted); `FileError` when a file cannot be written.
     @discardableResult
-    public func store(
+    package func store(
         _ bytes: [UInt8],
         for url: BrowserURL,
         contentType: String?,

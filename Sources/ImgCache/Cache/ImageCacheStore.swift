@@ -123,18 +123,19 @@ public final class ImageCacheStore: Sendable {
 
     /// Where the image for `url` is (or would be) stored, or nil when the URL cannot be cached
     /// (not http(s), or no enabled image extension). The file may not exist.
-    public func path(for url: BrowserURL) -> String? {
+    package func path(for url: BrowserURL) -> String? {
         localName(for: url).map(layout.imagePath)
     }
 
-    /// ``path(for:)`` as a file URL.
+    /// Where the image for `url` is (or would be) stored, as a file URL, or nil when the URL cannot
+    /// be cached (not http(s), or no enabled image extension). The file may not exist.
     public func fileURL(for url: BrowserURL) -> URL? {
         path(for: url).map { URL(fileURLWithPath: $0) }
     }
 
     /// Where the image with this local name is stored, or nil when `localName` is not a name this
     /// cache could have written (such as a path with `..`).
-    public func path(forLocalName localName: String) -> String? {
+    package func path(forLocalName localName: String) -> String? {
         CacheFileLayout.isValidLocalName(localName) ? layout.imagePath(localName) : nil
     }
 
@@ -143,7 +144,7 @@ public final class ImageCacheStore: Sendable {
     /// it), or nil when it is not cached. A name with an extension the folder scan would not
     /// recognise (say, non-ASCII) is refused rather than stored where `clear` and `prune` could
     /// never find it.
-    public func localName(for url: BrowserURL) -> String? {
+    package func localName(for url: BrowserURL) -> String? {
         localNames(for: [url])[0]
     }
 

@@ -26,7 +26,7 @@ public struct HTMLEncoding: Sendable, Hashable, CustomStringConvertible {
     /// UTF-8, the encoding of almost every modern page.
     public static let utf8 = HTMLEncoding(.utf8)
     /// windows-1252, which browsers use for "iso-8859-1", "us-ascii" and undeclared legacy pages.
-    public static let windows1252 = HTMLEncoding(.singleByte(.windows1252))
+    package static let windows1252 = HTMLEncoding(.singleByte(.windows1252))
     /// UTF-16 little-endian; also what the bare label "utf-16" means.
     public static let utf16LE = HTMLEncoding(.utf16LE)
     /// UTF-16 big-endian.

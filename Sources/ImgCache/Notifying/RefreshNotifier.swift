@@ -46,9 +46,9 @@ public final class RefreshNotifier: Sendable {
     public static let summaryUserInfoKey = "summary"
 
     /// How long nothing must be under way before a refresh fires.
-    public let debounce: Duration
+    package let debounce: Duration
     /// The longest a refresh is put off during a burst, if limited.
-    public let maxWait: Duration?
+    package let maxWait: Duration?
 
     private let clock: ElapsedTimeClock
     private let notificationCenter: NotificationCenter?
@@ -220,7 +220,7 @@ public final class RefreshNotifier: Sendable {
         state.withLock { state in
             let now = clock.now()
             var summary = state.tally
-            summary.outstanding = state.underWay
+            summary.underWay = state.underWay
             summary.elapsed = state.burstStart.map { now - $0 } ?? .zero
             return summary
         }
@@ -317,7 +317,7 @@ public final class RefreshNotifier: Sendable {
 
     private func fire(_ reason: RefreshReason, _ state: inout NotifierState, now: Duration) {
         var summary = state.tally
-        summary.outstanding = state.underWay
+        summary.underWay = state.underWay
         summary.reason = reason
         summary.elapsed = now - (state.burstStart ?? now)
         state.tally = RefreshSummary()

@@ -43,7 +43,7 @@ public enum RefreshReason: String, Sendable, Codable, Hashable {
     /// No download was outstanding for the whole debounce interval (or the debounce is zero).
     case settled
     /// The maximum wait ran out while the burst was still going: a progress refresh. Downloads
-    /// may still be outstanding (see ``RefreshSummary/outstanding``); another refresh follows.
+    /// may still be under way (see ``RefreshSummary/underWay``); another refresh follows.
     case maxWait
     /// The caller declared that no more work will come (`RefreshNotifier.finishInput()`) and
     /// nothing was outstanding any more, so the debounce was not waited out.
@@ -70,9 +70,11 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
     /// Bytes stored in the cache by the downloads in this burst (``downloaded`` images only:
     /// revalidated and cached images transferred no image bytes).
     public var bytes: Int
-    /// Downloads still under way when the refresh fired: 0 except for a ``RefreshReason/maxWait``
-    /// progress refresh.
-    public var outstanding: Int
+    /// The work the refresh waited for that was still under way when it fired: network requests
+    /// not finished and ``RefreshHold``s not released. 0 except for a ``RefreshReason/maxWait``
+    /// progress refresh. Not ``LocalizationSession/outstandingCount``, which counts images
+    /// (queued ones too) and no holds.
+    public var underWay: Int
     /// Why the refresh fired.
     public var reason: RefreshReason
     /// Time from the start of the burst to the refresh, measured on the notifier's clock. A
@@ -86,7 +88,7 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
 
     /// Creates a summary.
     init(downloaded: Int = 0, revalidated: Int = 0, cached: Int = 0, skipped: Int = 0,
-                failed: [FailedImage] = [], bytes: Int = 0, outstanding: Int = 0,
+                failed: [FailedImage] = [], bytes: Int = 0, underWay: Int = 0,
                 reason: RefreshReason = .settled, elapsed: Duration = .zero, rewrittenPages: [String] = []) {
         self.rewrittenPages = rewrittenPages
         self.downloaded = downloaded
@@ -95,16 +97,23 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
         self.skipped = skipped
         self.failed = failed
         self.bytes = bytes
-        self.outstanding = outstanding
+        self.underWay = underWay
         self.reason = reason
         self.elapsed = elapsed
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case downloaded, revalidated, cached, skipped, failed, bytes
+        // Encoded under its first name, so that summaries already written read back the same.
+        case underWay = "outstanding"
+        case reason, elapsed, rewrittenPages
     }
 
     /// The number of images that finished in this burst, whatever the outcome.
     public var finished: Int { downloaded + revalidated + cached + skipped + failed.count }
 
     /// ``elapsed`` in seconds.
-    public var elapsedSeconds: Double {
+    package var elapsedSeconds: Double {
         Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 

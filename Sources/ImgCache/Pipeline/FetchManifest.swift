@@ -112,7 +112,7 @@ public struct FetchManifest: Sendable, Codable {
     /// `.sortedKeys`, `.withoutEscapingSlashes` and `.iso8601` writes, and what `JSONDecoder` with
     /// `.iso8601` reads back. Written by hand: for a page with thousands of images `JSONEncoder`
     /// was a large part of a warm `fetch`.
-    public func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         var bytes: [UInt8] = []
         try encode { bytes += $0 }
         return bytes
@@ -120,7 +120,7 @@ public struct FetchManifest: Sendable, Codable {
 
     /// Writes the manifest to `path` as a whole file or not at all, in pieces.
     /// - Throws: `FileError` naming the path.
-    public func write(toFile path: String) throws {
+    package func write(toFile path: String) throws {
         try AtomicFile.write(to: path) { emit in try encode(into: emit) }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One page or stylesheet to localise into a file: where it is read from, where its rewritten
-/// copy goes, and what its relative references resolve against.
+/// One page or stylesheet to localise: where it is read from, where its rewritten copy goes (if
+/// anywhere), and what its relative references resolve against.
 public struct LocalizationInput: Sendable {
     /// Where the file's bytes come from.
     public enum Source: Sendable, Equatable {
@@ -9,6 +9,8 @@ public struct LocalizationInput: Sendable {
         case file(String)
         /// A page or stylesheet fetched over http(s); its final URL (after redirects) is its base.
         case url(BrowserURL)
+        /// Bytes the caller has: a page an app downloaded itself, or a stylesheet.
+        case bytes([UInt8])
     }
 
     /// How messages and the manifest name it: the argument as given, or the site folder joined
@@ -16,17 +18,21 @@ public struct LocalizationInput: Sendable {
     public let name: String
     /// Where it is read from.
     public let source: Source
-    /// Where the rewritten file is written.
-    public let output: String
+    /// Where the rewritten file is written; nil: nowhere (the result carries it,
+    /// ``FileLocalization/page``).
+    public let output: String?
     /// `.page` or `.stylesheet`.
     public let kind: SiteFileKind
     /// What relative references resolve against (a URL source: where it is finally loaded from).
     public let url: BrowserURL?
     /// The site folder the file belongs to: references to its other files are left as they are.
     package let site: SiteTree?
+    /// For bytes, the encoding a transport declared (an HTTP `charset` label): it beats
+    /// ``RewriteOptions/transportEncodingLabel``, as `OfflinePageLoader.open`'s label does.
+    var transportCharset: String?
 
     /// Creates an input.
-    package init(name: String, source: Source, output: String, kind: SiteFileKind, url: BrowserURL?, site: SiteTree? = nil) {
+    package init(name: String, source: Source, output: String?, kind: SiteFileKind, url: BrowserURL?, site: SiteTree? = nil) {
         self.name = name
         self.source = source
         self.output = output
@@ -35,8 +41,16 @@ public struct LocalizationInput: Sendable {
         self.site = site
     }
 
+    /// A page or stylesheet the caller has as bytes, served from `url` (nil: relative references
+    /// stay as written), written to `output` if given. It refers to the cache as the
+    /// configuration's ``RewriteOptions/referenceStyle`` says, and its URLs that are not images
+    /// become absolute as ``RewriteOptions/otherURLs`` says of a page written away from its origin.
+    public static func bytes(_ bytes: [UInt8], url: BrowserURL?, kind: SiteFileKind = .page, output: String? = nil) -> LocalizationInput {
+        LocalizationInput(name: url?.serialized ?? output ?? "", source: .bytes(bytes), output: output, kind: kind, url: url)
+    }
+
     /// The path read, for a file source.
-    public var path: String? {
+    package var path: String? {
         if case .file(let path) = source { return path }
         return nil
     }
@@ -69,7 +83,7 @@ public struct LocalizationInput: Sendable {
 /// A file of a site folder that is neither a page nor a stylesheet: copied to `output` as it is.
 public struct SiteFileCopy: Sendable {
     /// The file in the site folder.
-    public let source: String
+    package let source: String
     /// Where the copy goes.
-    public let output: String
+    package let output: String
 }

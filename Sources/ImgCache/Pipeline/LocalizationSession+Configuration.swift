@@ -3,16 +3,17 @@ public import Foundation
 extension LocalizationSession {
     /// Everything a ``LocalizationSession`` is built from.
     public struct Configuration: Sendable {
-        /// The cache the images go into; its naming (extensions, fan-out) is the one pages use.
+        /// The cache the images go into; its ``ImageCacheStore/naming`` (extensions, fan-out) is
+        /// the one pages use, the only place it is set.
         public var store: ImageCacheStore
         /// Performs the HTTP requests: `URLSessionTransport` in an app; on a server or in a tool, the AsyncHTTPClient one (`ImgCacheHTTPClient`) or the libcurl one (`ImgCacheCurl`).
         public var transport: any ImageTransport
         /// Download limits, time-outs, retries, accepted formats, allowed hosts and networks.
         public var downloadPolicy: DownloadPolicy
         /// How pages are rewritten: reference style, lazy attributes, images whose URL names no
-        /// format, the encoding to assume. Images are named as ``store`` names them, whatever
-        /// `rewriting.naming` says. Files the session writes refer to the cache by the path from
-        /// their own folder, unless ``RewriteOptions/referenceStyle`` is a URL prefix.
+        /// format, the encoding to assume (images are named as ``store`` names them). Files the
+        /// session writes refer to the cache by the path from their own folder, unless
+        /// ``RewriteOptions/referenceStyle`` is a URL prefix.
         public var rewriting: RewriteOptions
         /// The devices pages are localised for (``RewriteOptions/devices``, which this reads and
         /// sets): of each responsive image, only the candidates they show are fetched and kept in

@@ -14,8 +14,8 @@ import Foundation
 /// ```swift
 /// let store = try ImageCacheStore(directory: cacheFolder)
 /// let session = LocalizationSession(.init(store: store, transport: URLSessionTransport()))
-/// let result = try await session.localize(html, url: pageURL, mode: .build)
-/// try result.page.write(toFile: pagePath)
+/// let result = try await session.localize(.bytes(html, url: pageURL, output: pagePath), mode: .build)
+/// result.failures   // the images left remote
 /// ```
 public final class LocalizationSession: Sendable {
     /// What the session was built from.
@@ -42,9 +42,7 @@ public final class LocalizationSession: Sendable {
         self.configuration = configuration
         notifier = RefreshNotifier(debounce: configuration.debounce, maxWait: configuration.maxWait, clock: configuration.clock,
                                    notificationCenter: configuration.notificationCenter, onEvent: onEvent)
-        var options = configuration.rewriting
-        options.naming = configuration.store.naming
-        rewriter = ImageRewriter(options: options)
+        rewriter = ImageRewriter(options: configuration.rewriting, naming: configuration.store.naming)
         let fileWork = FileWork(placement: configuration.fileWork)
         self.fileWork = fileWork
         let notifier = self.notifier
@@ -63,54 +61,155 @@ public final class LocalizationSession: Sendable {
     /// flight). The refresh comes once it has stayed zero for the debounce.
     public var outstandingCount: Int { downloader.outstandingCount }
 
-    // MARK: - Pages and stylesheets in memory
+    // MARK: - One page or stylesheet
 
-    /// Localises one page or stylesheet given as bytes.
+    /// Localises one page or stylesheet: reads it (a file, a URL, or bytes you have), finds its
+    /// images, downloads them into the cache, rewrites it, and writes the copy to the input's
+    /// ``LocalizationInput/output`` (atomically), if it has one.
+    ///
+    /// A file read from disk or fetched refers to the cache by the path from its output's folder
+    /// (unless the reference style is a URL prefix); bytes refer to it as the configuration's
+    /// ``RewriteOptions/referenceStyle`` says.
     /// - Parameters:
-    ///   - bytes: the file's bytes, in whatever encoding it uses.
-    ///   - url: where it is served from; relative references resolve against it, and with
-    ///     ``RewriteOptions/otherURLs`` `.automatic` its URLs that are not images become absolute
-    ///     (the page is taken to be written away from its origin).
-    ///   - document: a page (the default) or a stylesheet.
-    ///   - mode: `.build` rewrites once the downloads are done, keeping failed images remote;
-    ///     `.live` rewrites everything first and calls `pageReady` before downloading, and again
-    ///     once images whose URL names no format have been named by their bytes.
+    ///   - input: the page or stylesheet, where it comes from and where its copy goes
+    ///     (``LocalizationInput/bytes(_:url:kind:output:)`` for bytes).
+    ///   - mode: `.build` rewrites once the downloads are settled, keeping failed images remote;
+    ///     `.live` rewrites everything first and hands the file over (and writes it) before
+    ///     downloading, and again once images whose URL names no format have been named by their
+    ///     bytes (the refresh waits for that).
+    ///   - referringEncoding: for a stylesheet that declares no encoding and is not ASCII, the
+    ///     encoding of a page linking it (asked only then, since finding it may mean waiting).
     ///   - imagesFound: told how many distinct images the file has, before any is fetched.
-    ///   - pageReady: receives the rewritten file as soon as it is final for the mode (in live
-    ///     mode, the refresh waits for its second call).
-    /// - Throws: what `pageReady` throws.
+    ///   - pageReady: receives the rewritten file each time it is final for the mode, once it is
+    ///     written when the input has an output (twice in live mode when images named by their
+    ///     bytes come in).
+    /// - Returns: what became of the file and its images; ``FileLocalization/page`` is the
+    ///   rewritten file when the input has no output.
+    /// - Throws: `PageLoadError` when a URL cannot be fetched, `FileError` when a file cannot be
+    ///   read or written, and what `pageReady` throws.
     public func localize(
-        _ bytes: [UInt8], url: BrowserURL?, as document: LocalizedDocument = .page, mode: FetchMode,
+        _ input: LocalizationInput, mode: FetchMode,
+        referringEncoding: (@Sendable (BrowserURL?) async -> HTMLEncoding?)? = nil,
         imagesFound: (@Sendable (Int) -> Void)? = nil,
         pageReady: (@Sendable (RewriteResult) async throws -> Void)? = nil
-    ) async throws -> PageLocalization {
-        try await localize(bytes, url: url, as: document, rewriter: rewriter, mode: mode, awayFromOrigin: true,
-                           imagesFound: imagesFound, pageReady: pageReady)
+    ) async throws -> FileLocalization {
+        try await run(LocalizationRequest(input, mode: mode, referringEncoding: referringEncoding,
+                                          imagesFound: imagesFound, pageReady: pageReady)).file
     }
 
-    func localize(
-        _ bytes: [UInt8], url: BrowserURL?, as document: LocalizedDocument, rewriter: ImageRewriter, mode: FetchMode,
-        site: SiteTree? = nil, transportCharset: String? = nil, awayFromOrigin: Bool,
-        imagesFound: (@Sendable (Int) -> Void)?, pageReady: (@Sendable (RewriteResult) async throws -> Void)?
-    ) async throws -> PageLocalization {
-        let scan = rewriter.scan(bytes, as: document, url: url, transportCharset: transportCharset ?? rewriter.options.transportEncodingLabel,
-                                 site: site, awayFromOrigin: awayFromOrigin)
+    /// The one way a document is localised, whatever asked for it.
+    func run(_ request: LocalizationRequest) async throws -> LocalizationRequest.Outcome {
+        let input = request.input
+        let loaded = try await read(input)
+        var rewriter = self.rewriter
+        if loaded.refersFromOutputFolder, let output = input.output {
+            rewriter.options.referenceStyle = referenceStyle(fromFolder: output.parentPath)
+        }
+        let document: LocalizedDocument
+        switch input.kind {
+        case .stylesheet:
+            let needsReferrer = StylesheetEncoding.needsReferringEncoding(loaded.bytes)
+            document = .stylesheet(referringEncoding: needsReferrer ? await request.referringEncoding?(loaded.url) : nil)
+        case .page, .asset:
+            document = .page
+        }
+        let scan = rewriter.scan(loaded.bytes, as: document, url: loaded.url, transportCharset: loaded.transportCharset,
+                                 site: input.site, awayFromOrigin: loaded.awayFromOrigin)
         let untyped = scan.untypedImageURLs
         let known = untyped.isEmpty ? [:] : await fileWork.run { self.cachedNames(of: untyped) }
         let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: known)
-        let images = prepared.imagesToFetch(storeNaming: store.naming)
-        imagesFound?(images.count)
-        if mode == .live { try await pageReady?(prepared.firstRewrite) }
+        let images = prepared.imagesToFetch()
+        request.imagesFound?(images.count)
+        let live = request.mode == .live
         // In live mode a page may be written again once its images are in (named by their bytes,
         // or picks replaced), and the refresh (the moment a viewer reloads) must come after that write.
-        let hold = mode == .live && prepared.mayBeWrittenAgain ? notifier.hold() : nil
+        let hold = live && prepared.mayBeWrittenAgain ? notifier.hold() : nil
         defer { hold?.release() }
+        if live { try await write(prepared.firstRewrite, of: input) }
+        // Before the viewer hears of the page: a request for one of its images must find it expected.
+        let expected = request.isShownWhileLoading ? arrivals.expect(images.map(\.url), localNames: Self.localNames(in: prepared.firstRewrite)) : nil
+        if live { try await request.pageReady?(prepared.firstRewrite) }
         let results = await fetchImages(images, of: prepared)
+        if let expected { arrivals.pageFinished(expected, outcomes: results) }
         let outcomes = Dictionary(results.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
-        let final = mode == .live ? prepared.namingTypedImages(from: results) : prepared.keepingFailuresRemote(results)
-        guard let final else { return PageLocalization(page: prepared.firstRewrite, outcomes: outcomes) }
-        try await pageReady?(final)
-        return PageLocalization(page: final, outcomes: outcomes)
+        var page = prepared.firstRewrite
+        if let final = live ? prepared.namingTypedImages(from: results) : prepared.keepingFailuresRemote(results) {
+            let written: Bool
+            if request.isShownWhileLoading {
+                written = (try? await write(final, of: input)) != nil
+            } else {
+                try await write(final, of: input)
+                written = true
+            }
+            if written {
+                page = final
+                try await request.pageReady?(final)
+            }
+            hold?.release(rewrittenPage: request.isShownWhileLoading && written ? input.output : nil)
+        }
+        let linked = page.linkedStylesheets
+        let record = FetchManifest.Page(input: input.name, kind: input.kind == .stylesheet ? .stylesheet : .page,
+                                        output: input.output ?? "", pageURL: loaded.url?.serialized,
+                                        references: FetchManifest.entries(for: page.references, outcomes: outcomes),
+                                        stylesheets: linked.isEmpty ? nil : linked,
+                                        absoluteLinks: input.kind == .stylesheet ? nil : rewriter.options.otherURLs.makesAbsolute(awayFromOrigin: loaded.awayFromOrigin))
+        let file = FileLocalization(input: input, manifestRecord: record, page: page, outcomes: outcomes)
+        return LocalizationRequest.Outcome(file: file, fetched: results)
+    }
+
+    /// A document's bytes and what they are read against.
+    private struct ReadDocument: Sendable {
+        var bytes: [UInt8]
+        /// Where it is served from: a fetched page's final URL.
+        var url: BrowserURL?
+        var transportCharset: String?
+        /// Whether it is written away from where it was loaded from (see ``RewriteOptions/otherURLs``).
+        var awayFromOrigin: Bool
+        /// Whether its copy refers to the cache by the path from the output's folder (a file or a
+        /// URL), rather than as the configuration says (bytes).
+        var refersFromOutputFolder = true
+    }
+
+    /// Reads (or fetches) an input's bytes.
+    private func read(_ input: LocalizationInput) async throws -> ReadDocument {
+        switch input.source {
+        case .bytes(let bytes):
+            // A charset the transport declared beats the configuration's.
+            return ReadDocument(bytes: bytes, url: input.url,
+                                transportCharset: input.transportCharset ?? rewriter.options.transportEncodingLabel,
+                                awayFromOrigin: true, refersFromOutputFolder: false)
+        case .url(let remote):
+            let loaded = try await loadPage(remote)
+            // A charset the configuration names beats the server's.
+            return ReadDocument(bytes: loaded.bytes, url: loaded.url,
+                                transportCharset: rewriter.options.transportEncodingLabel ?? loaded.charset, awayFromOrigin: true)
+        case .file(let path):
+            // A site's file must still be the regular file its listing found: a symbolic link put
+            // in its place could point anywhere on the machine. A page given on its own is read
+            // wherever its name leads, as the person who named it meant.
+            let isSiteFile = input.site != nil
+            let bytes = try await fileWork.runDocumentFileWork {
+                try isSiteFile ? AtomicFile.readRegularFile(path) : AtomicFile.read(path)
+            }
+            // A site folder's other files are copied beside its pages; a page given on its own
+            // is written where its author may have put its assets.
+            return ReadDocument(bytes: bytes, url: input.url, transportCharset: rewriter.options.transportEncodingLabel,
+                                awayFromOrigin: false)
+        }
+    }
+
+    /// Writes a rendering to the input's output, if it has one.
+    private func write(_ page: RewriteResult, of input: LocalizationInput) async throws {
+        guard let output = input.output else { return }
+        try await fileWork.runDocumentFileWork { try page.write(toFile: output) }
+    }
+
+    /// The local name of each image the page points into the cache, with its URL.
+    private static func localNames(in page: RewriteResult) -> [(localName: String, url: BrowserURL)] {
+        page.references.compactMap { reference in
+            guard reference.rewritten, let name = reference.localName, let url = reference.url.flatMap({ BrowserURL($0) }) else { return nil }
+            return (name, url)
+        }
     }
 
     /// Fetches a document's images; for a page read for devices, a device whose image failed
@@ -121,7 +220,7 @@ public final class LocalizationSession: Sendable {
         guard prepared.choosesPerDevice else { return results }
         var tried = Set(images.lazy.map(\.url.serialized))
         while true {
-            let instead = prepared.imagesInstead(of: PreparedDocument.failedURLs(in: results), storeNaming: store.naming).filter { tried.insert($0.url.serialized).inserted }
+            let instead = prepared.imagesInstead(of: PreparedDocument.failedURLs(in: results)).filter { tried.insert($0.url.serialized).inserted }
             guard !instead.isEmpty else { return results }
             results += await downloader.fetchAll(instead)
         }
@@ -145,80 +244,6 @@ public final class LocalizationSession: Sendable {
         await downloader.fetchAll(urls)
     }
 
-    // MARK: - Files
-
-    /// Reads (or fetches) a page or stylesheet, localises its images in `mode`, and writes the
-    /// rewritten copy to ``LocalizationInput/output``, atomically. It refers to the cache by the
-    /// path from its own folder (unless the reference style is a URL prefix).
-    /// - Parameters:
-    ///   - input: the page or stylesheet, where it comes from and where its copy goes.
-    ///   - mode: `.build` writes the copy once the downloads are settled, with the images that
-    ///     are in the cache; `.live` writes it at once, every image local, and again when images
-    ///     named by their bytes come in.
-    ///   - referringEncoding: for a stylesheet that declares no encoding and is not ASCII, the
-    ///     encoding of a page linking it (asked only then, since finding it may mean waiting).
-    ///   - imagesFound: told how many distinct images the file has, before any is fetched.
-    ///   - written: told each time the file has been written (twice in live mode when images
-    ///     named by their bytes come in).
-    /// - Throws: `PageLoadError` when a URL cannot be fetched, `FileError` when a file cannot be
-    ///   read or written.
-    public func localize(
-        _ input: LocalizationInput, mode: FetchMode,
-        referringEncoding: (@Sendable (BrowserURL?) async -> HTMLEncoding?)? = nil,
-        imagesFound: (@Sendable (Int) -> Void)? = nil,
-        written: (@Sendable (RewriteResult) -> Void)? = nil
-    ) async throws -> FileLocalization {
-        var rewriter = self.rewriter
-        let bytes: [UInt8]
-        var url = input.url
-        var transportCharset: String?
-        let awayFromOrigin: Bool
-        switch input.source {
-        case .url(let remote):
-            let loaded = try await loadPage(remote)
-            bytes = loaded.bytes
-            url = loaded.url
-            // A charset the configuration names beats the server's.
-            transportCharset = rewriter.options.transportEncodingLabel ?? loaded.charset
-            awayFromOrigin = true
-        case .file(let path):
-            // A site folder's other files are copied beside its pages; a page given on its own
-            // is written where its author may have put its assets.
-            awayFromOrigin = false
-            // A site's file must still be the regular file its listing found: a symbolic link put
-            // in its place could point anywhere on the machine. A page given on its own is read
-            // wherever its name leads, as the person who named it meant.
-            let isSiteFile = input.site != nil
-            bytes = try await fileWork.runDocumentFileWork {
-                try isSiteFile ? AtomicFile.readRegularFile(path) : AtomicFile.read(path)
-            }
-        }
-        let destination = input.output
-        let fileWork = self.fileWork
-        rewriter.options.referenceStyle = referenceStyle(fromFolder: destination.parentPath)
-        let document: LocalizedDocument
-        switch input.kind {
-        case .stylesheet:
-            let needsReferrer = StylesheetEncoding.needsReferringEncoding(bytes)
-            document = .stylesheet(referringEncoding: needsReferrer ? await referringEncoding?(url) : nil)
-        case .page, .asset:
-            document = .page
-        }
-        let result = try await localize(
-            bytes, url: url, as: document, rewriter: rewriter, mode: mode, site: input.site, transportCharset: transportCharset,
-            awayFromOrigin: awayFromOrigin, imagesFound: imagesFound,
-            pageReady: { rewritten in
-                try await fileWork.runDocumentFileWork { try rewritten.write(toFile: destination) }
-                written?(rewritten)
-            })
-        let linked = result.page.linkedStylesheets
-        let record = FetchManifest.Page(input: input.name, kind: input.kind == .stylesheet ? .stylesheet : .page,
-                                        output: destination, pageURL: url?.serialized,
-                                        references: FetchManifest.entries(for: result.page.references, outcomes: result.outcomes),
-                                        stylesheets: linked.isEmpty ? nil : linked,
-                                        absoluteLinks: input.kind == .stylesheet ? nil : rewriter.options.otherURLs.makesAbsolute(awayFromOrigin: awayFromOrigin))
-        return FileLocalization(input: input, manifestRecord: record, localization: result)
-    }
 
     /// Fetches a page (or stylesheet) as the download policy allows (user agent, private networks),
     /// and lets its origin's images start at the HTTP version it came over.
@@ -240,7 +265,7 @@ public final class LocalizationSession: Sendable {
 
     /// Copies a site file into the output as it is (a hard link where possible), atomically.
     /// - Throws: `FileError` naming the file.
-    public func copy(_ copy: SiteFileCopy) async throws {
+    package func copy(_ copy: SiteFileCopy) async throws {
         // Always off the pool: a copy (where a hard link cannot be made) is as long as the file.
         _ = try await fileWork.runForDocument { try AtomicFile.place(copyOf: copy.source, at: copy.output) }
     }

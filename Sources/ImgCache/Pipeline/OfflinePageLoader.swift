@@ -18,12 +18,16 @@ public struct OfflinePage: Sendable {
 /// their bytes: the page is written again once they are in, before the refresh, which lists it
 /// (``RefreshSummary/rewrittenPages``).
 ///
+/// A thin façade over its ``session``'s live mode: what it adds is the page's place in the cache
+/// folder, returning once the page is first written, and answering a web view's requests for
+/// images still downloading (``image(forLocalName:)``).
+///
 /// Show the page with `WKWebView.loadFileURL(page.fileURL, allowingReadAccessTo: page.readAccessURL)`
 /// and reload on the refresh; or serve images from `image(for:)` through a custom URL scheme
 /// handler (use `LocalReferenceStyle.urlPrefix("imgcache://")`) and skip the reload.
 public final class OfflinePageLoader: Sendable {
     /// The cache the images go to; the page is written beside them.
-    public var store: ImageCacheStore { session.store }
+    package var store: ImageCacheStore { session.store }
     /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
     public var notifier: RefreshNotifier { session.notifier }
     /// The pipeline the loader runs on.
@@ -47,7 +51,7 @@ public final class OfflinePageLoader: Sendable {
                             notificationCenter: NotificationCenter? = .default, devices: [DeviceProfile]? = nil) {
         var configuration = LocalizationSession.Configuration(
             store: store, transport: transport, downloadPolicy: policy,
-            rewriting: RewriteOptions(naming: store.naming, referenceStyle: referenceStyle), debounce: debounce,
+            rewriting: RewriteOptions(referenceStyle: referenceStyle), debounce: debounce,
             notificationCenter: notificationCenter)
         configuration.devices = devices ?? DeviceProfile.mainScreen ?? []
         self.init(session: LocalizationSession(configuration))
@@ -58,9 +62,6 @@ public final class OfflinePageLoader: Sendable {
     public init(session: LocalizationSession) {
         self.session = session
     }
-
-    /// The outstanding count: images queued for the network or in flight.
-    public var outstandingCount: Int { session.outstandingCount }
 
     /// Rewrites `html` for the cache, writes it into the cache folder as `pageName`, and starts
     /// downloading its images. Returns as soon as the page file is written; the reading, rewriting
@@ -84,42 +85,28 @@ public final class OfflinePageLoader: Sendable {
         guard !pageName.isEmpty, pageName != ".", pageName != "..", !pageName.contains("/"), !pageName.contains("\0") else {
             throw FileError(path: pageName, reason: "a page name must be a plain file name, without '/' and not '.' or '..'")
         }
-        let session = self.session
         let pagePath = (store.directory as NSString).appendingPathComponent(pageName)
-        let prepared = try await session.fileWork.runForDocument { () throws -> PreparedDocument in
-            let rewriter = session.rewriter
-            let scan = rewriter.scan(html, url: pageURL, transportCharset: transportEncodingLabel ?? rewriter.options.transportEncodingLabel,
-                                     awayFromOrigin: true)
-            // Those whose URL names no format and that the cache already has are rewritten at once.
-            let prepared = PreparedDocument(rewriter: rewriter, scan: scan, knownNames: session.cachedNames(of: scan.untypedImageURLs))
-            try prepared.firstRewrite.write(toFile: pagePath)
-            return prepared
-        }
-        let images = prepared.imagesToFetch(storeNaming: store.naming)
-        let arrivals = session.arrivals
-        let expected = arrivals.expect(images.map(\.url), localNames: prepared.firstRewrite.references.compactMap { reference in
-            guard reference.rewritten, let name = reference.localName, let url = reference.url.flatMap({ BrowserURL($0) }) else { return nil }
-            return (name, url)
-        })
-        // The images named by their bytes, and those a device takes instead of one that failed:
-        // the page is written again once they are in, and the refresh waits for that write and
-        // lists the page.
-        let hold = prepared.mayBeWrittenAgain ? session.notifier.hold() : nil
-        let downloads = Task {
-            let results = await session.fetchImages(images, of: prepared)
-            arrivals.pageFinished(expected, outcomes: results)
-            guard let hold else { return results }
-            var written: String?
-            if let rewritten = prepared.namingTypedImages(from: results),
-               (try? await session.fileWork.run({ try rewritten.write(toFile: pagePath) })) != nil {
-                written = pagePath
+        // The session's live mode, run to its end in the background; the page is open once its
+        // first write is in.
+        let firstWrite = FirstDelivery<RewriteResult>()
+        var input = LocalizationInput(name: pagePath, source: .bytes(html), output: pagePath, kind: .page, url: pageURL)
+        input.transportCharset = transportEncodingLabel
+        var request = LocalizationRequest(input, mode: .live, pageReady: { page in firstWrite.deliver(page) })
+        request.isShownWhileLoading = true
+        let session = self.session
+        let downloads = Task { [request] in
+            do {
+                return try await session.run(request).fetched
+            } catch {
+                // Only the first write can fail a page shown while loading: `open` throws it.
+                firstWrite.fail(error)
+                return []
             }
-            hold.release(rewrittenPage: written)
-            return results
         }
+        let rewrite = try await firstWrite.value()
         return OfflinePage(fileURL: URL(fileURLWithPath: pagePath),
                            readAccessURL: URL(fileURLWithPath: store.directory, isDirectory: true),
-                           rewrite: prepared.firstRewrite, downloads: downloads)
+                           rewrite: rewrite, downloads: downloads)
     }
 
     /// Fetches the page at `url` (its final URL is the base, its charset the encoding) as the

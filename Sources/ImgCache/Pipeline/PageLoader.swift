@@ -25,14 +25,22 @@ public struct PageLoadError: Error, Sendable, CustomStringConvertible {
 /// Fetches pages (not images) through an `ImageTransport`, with the exchange images use and a
 /// page's own limits: a longer time, a larger body, more redirects, no retries, any body.
 enum PageLoader {
-    /// GETs `url`, following up to `maxRedirects` http(s) redirects, within `timeout`, connecting
-    /// only to addresses `privateNetworks` allows.
+    /// A page's own limits, larger than an image's.
+    struct Limits: Sendable {
+        /// For every attempt and redirect together.
+        var timeout: Duration = .seconds(60)
+        var maxBytes = 200 * 1024 * 1024
+        /// http(s) redirects followed.
+        var maxRedirects = 10
+    }
+
+    /// GETs `url`, following up to `limits.maxRedirects` http(s) redirects, within
+    /// `limits.timeout`, connecting only to addresses `privateNetworks` allows.
     /// - Throws: `PageLoadError` for a non-2xx status, a transport failure or too many redirects.
     static func load(_ url: BrowserURL, transport: any ImageTransport, userAgent: String = DownloadPolicy.defaultUserAgent,
-                            timeout: Duration = .seconds(60), maxBytes: Int = 200 * 1024 * 1024,
-                            maxRedirects: Int = 10, privateNetworks: PrivateNetworkAccess = .allowed) async throws -> LoadedPage {
+                     privateNetworks: PrivateNetworkAccess = .allowed, limits: Limits = Limits()) async throws -> LoadedPage {
         let exchange = HTTPExchange(transport: transport, policy: HTTPExchange.Policy(
-            timeout: timeout, retries: 0, retryDelay: .zero, maxRedirects: maxRedirects, maxBytes: maxBytes,
+            timeout: limits.timeout, retries: 0, retryDelay: .zero, maxRedirects: limits.maxRedirects, maxBytes: limits.maxBytes,
             privateNetworks: privateNetworks, acceptedFormats: nil))
         switch await exchange.get(url, headers: [("User-Agent", userAgent), ("Accept", "text/html,*/*")]) {
         case .success(let success):

@@ -22,15 +22,15 @@ struct PreparedDocument: Sendable {
         awaitsTypes = firstRewrite.references.contains { $0.disposition == .awaitingType }
     }
 
-    /// The distinct images to fetch, in document order, with the names their URLs gave them when
-    /// the rewriter named them as `storeNaming` does. Made when asked, not kept: for a page of
+    /// The distinct images to fetch, in document order, with the names their URLs gave them (the
+    /// session's rewriter names them as its store does). Made when asked, not kept: for a page of
     /// thousands of images they are megabytes that need not outlive the downloads.
-    func imagesToFetch(storeNaming: LocalImageNaming) -> [ImageToFetch] {
-        Self.images(of: firstRewrite, sameNaming: rewriter.options.naming == storeNaming)
+    func imagesToFetch() -> [ImageToFetch] {
+        Self.images(of: firstRewrite)
     }
 
     /// Whether devices choose among the candidates of some image: a failed download then has
-    /// them choose another (``imagesInstead(of:storeNaming:)``).
+    /// them choose another (``imagesInstead(of:)``).
     var choosesPerDevice: Bool { !scan.responsiveImages.isEmpty }
 
     /// Whether live mode may write the page a second time once downloads settle (images named by
@@ -45,20 +45,20 @@ struct PreparedDocument: Sendable {
     /// The images the devices show once those at `failedURLs` are known to have failed: each
     /// device whose image failed takes the one it would pick without it. Empty for a page not
     /// read for devices.
-    func imagesInstead(of failedURLs: Set<String>, storeNaming: LocalImageNaming) -> [ImageToFetch] {
+    func imagesInstead(of failedURLs: Set<String>) -> [ImageToFetch] {
         guard choosesPerDevice, !failedURLs.isEmpty else { return [] }
         let rendering = rewriter.render(scan, availability: .everyTypedImage(untypedNames: knownNames, failedURLs: failedURLs))
-        return Self.images(of: rendering, sameNaming: rewriter.options.naming == storeNaming)
+        return Self.images(of: rendering)
     }
 
-    private static func images(of rendering: RewriteResult, sameNaming: Bool) -> [ImageToFetch] {
+    private static func images(of rendering: RewriteResult) -> [ImageToFetch] {
         // Room for every reference at once: grown as it filled, the set hashed its URLs again at
         // each doubling, on the way from the page to its first image request.
         var seen = Set<String>(minimumCapacity: rendering.references.count)
         return rendering.references.compactMap { reference -> ImageToFetch? in
             guard reference.rewritten || reference.disposition == .awaitingType, let url = reference.url,
                   seen.insert(url).inserted, let parsed = BrowserURL(url) else { return nil }
-            return ImageToFetch(parsed, urlName: sameNaming && reference.nameSource == .url ? reference.localName : nil)
+            return ImageToFetch(parsed, urlName: reference.nameSource == .url ? reference.localName : nil)
         }
     }
 

@@ -75,7 +75,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
         /// How the manifest and `list --json` spell a reference left as it was: the skip reason's
         /// name, `awaiting-type`, `declined` (not in the cache) or `not-shown`; nil when rewritten
         /// or kept for the encoding's sake.
-        public var code: String? {
+        package var code: String? {
             switch self {
             case .rewritten, .unchangedForEncoding: nil
             case .awaitingType: "awaiting-type"
@@ -107,7 +107,7 @@ public struct ImageReference: Sendable, Hashable, Codable {
 
     /// Whether the image is to be fetched: rewritten to a cache name, waiting for its bytes to
     /// name it, or missing from the cache.
-    public var wantsImage: Bool {
+    package var wantsImage: Bool {
         switch disposition {
         case .rewritten, .awaitingType, .notCached: true
         case .skipped, .unchangedForEncoding, .notShown: false

@@ -2,7 +2,7 @@
 /// candidates (`srcset`, `sizes`, `<picture>` sources by `media` and `type`).
 ///
 /// Written `WIDTHxHEIGHT@RATIO` on the command line (`--device 390x844@3`), or by the name of a
-/// preset (``presets``).
+/// preset (`imgcache fetch --help` lists them).
 public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     /// A browser engine, for the choices the standard leaves to it. Both take the first density
     /// candidate at or above the pixel ratio (else the densest); Chromium also prefers a denser
@@ -83,7 +83,7 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads `WIDTHxHEIGHT@RATIO` (`390x844@3`; `@RATIO` may be left out for 1) or a preset's name.
     /// Nil when the text is neither.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if let preset = Self.presets[text.lowercased()] {
             self = preset
             return
@@ -106,7 +106,7 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Common devices by name: phones, tablets and desktops.
-    public static let presets: [String: DeviceProfile] = [
+    package static let presets: [String: DeviceProfile] = [
         "iphone-se": DeviceProfile(viewportWidth: 375, viewportHeight: 667, pixelRatio: 2, name: "iphone-se"),
         "iphone": DeviceProfile(viewportWidth: 393, viewportHeight: 852, pixelRatio: 3, name: "iphone"),
         "iphone-pro-max": DeviceProfile(viewportWidth: 440, viewportHeight: 956, pixelRatio: 3, name: "iphone-pro-max"),

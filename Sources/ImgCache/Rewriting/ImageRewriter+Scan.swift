@@ -239,11 +239,11 @@ extension ImageRewriter {
             return Resolution(skip: .invalidURL)
         }
         // The path is read once for both questions: an image extension, and if none, whether it names any kind of file.
-        let pathKind = options.naming.pathKind(ofHTTPURL: serialized)
+        let pathKind = naming.pathKind(ofHTTPURL: serialized)
         guard case .image(let ext) = pathKind else { return resolveUntyped(serialized, pathKind: pathKind, site: site) }
         // Not `if let site`: that copies the tree (and retains its arrays) once per URL.
         if site?.relativePath(servingURL: serialized) != nil { return Resolution(url: serialized, skip: .siteFile) }
-        return Resolution(url: serialized, name: options.naming.name(forHTTPURL: serialized, extension: ext))
+        return Resolution(url: serialized, name: naming.name(forHTTPURL: serialized, extension: ext))
     }
 
     /// An http(s) URL without an enabled image extension: nothing, unless its path names no kind

@@ -24,12 +24,21 @@ public struct ImageRewriter: Sendable {
         }
     }
 
+    /// Which URLs are images and how they are named in the cache: a session's rewriter takes
+    /// its store's, so that a page and the cache never name an image apart.
+    public let naming: LocalImageNaming
+
     /// The attribute names a page's elements are looked at for, made from the options.
     private(set) var attributeNames: ReferenceCollector.AttributeNames
 
     /// Creates a rewriter.
-    public init(options: RewriteOptions = RewriteOptions()) {
+    /// - Parameters:
+    ///   - options: what to look for and how to write local references.
+    ///   - naming: which URLs are images and their names in the cache: the cache's own
+    ///     (``ImageCacheStore/naming``) when the images go into one.
+    public init(options: RewriteOptions = RewriteOptions(), naming: LocalImageNaming = LocalImageNaming()) {
         self.options = options
+        self.naming = naming
         attributeNames = ReferenceCollector.AttributeNames(lazyAttributes: options.lazyAttributes)
     }
 

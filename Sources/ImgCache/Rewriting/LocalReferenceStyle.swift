@@ -10,7 +10,7 @@ public enum LocalReferenceStyle: Sendable, Hashable {
     /// The text written into the page for `localName`, percent-encoded so it is inert in every
     /// context it can land in (attribute values, unquoted attributes, CSS strings and `url()`,
     /// `srcset`): no whitespace, quotes, parentheses, backslashes, commas, `&`, `<` or `>`.
-    public func reference(to localName: String) -> String {
+    package func reference(to localName: String) -> String {
         prefix + Self.inert(localName)
     }
 

@@ -1,7 +1,8 @@
-/// What the rewriter looks for and how it writes local references.
+/// What the rewriter looks for and how it writes local references. Which URLs are images and
+/// how they are named is not among them: that is the cache's (``ImageCacheStore/naming``) or,
+/// for a rewriter on its own, the rewriter's (``ImageRewriter/naming``), set in one place so that
+/// a page never names an image otherwise than the cache does.
 public struct RewriteOptions: Sendable {
-    /// Which URLs are images and how they are named in the cache.
-    public var naming: LocalImageNaming
     /// How the page refers to a cached image.
     public var referenceStyle: LocalReferenceStyle
     /// Lazy-loading attributes that hold an image URL (or a `srcset` when the name ends in `srcset`).
@@ -25,14 +26,12 @@ public struct RewriteOptions: Sendable {
     /// The lazy-loading attributes recognised by default.
     public static let defaultLazyAttributes = ["data-src", "data-srcset", "data-original", "data-lazy-src", "data-bg"]
 
-    /// Creates options; the defaults localise jpg, jpeg, png and gif into `images/` beside the page.
+    /// Creates options; the defaults refer to images in `images/` beside the page.
     public init(
-        naming: LocalImageNaming = LocalImageNaming(),
         referenceStyle: LocalReferenceStyle = .relativePath("images"),
         lazyAttributes: [String] = RewriteOptions.defaultLazyAttributes,
         transportEncodingLabel: String? = nil
     ) {
-        self.naming = naming
         self.referenceStyle = referenceStyle
         self.lazyAttributes = lazyAttributes
         self.transportEncodingLabel = transportEncodingLabel

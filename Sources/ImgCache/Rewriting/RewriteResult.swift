@@ -30,7 +30,7 @@ public struct RewriteResult: Sendable {
     }
 
     /// The output's length in bytes.
-    public var byteCount: Int {
+    package var byteCount: Int {
         switch output {
         case .whole(let bytes): bytes.count
         case .spliced(let splice): splice.count

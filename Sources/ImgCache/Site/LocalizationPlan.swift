@@ -119,7 +119,7 @@ public struct LocalizationPlan: Sendable {
         for copy in plan.copies { sources.insert(canonical.of(copy.source)) }
         let cache = canonical.of(cacheFolder) + "/"
         var firstWriter: [String: String] = [:]
-        let writes = plan.inputs.map { ($0.name, $0.output) } + plan.copies.map { ($0.source, $0.output) }
+        let writes = plan.inputs.compactMap { input in input.output.map { (input.name, $0) } } + plan.copies.map { ($0.source, $0.output) }
         for (source, output) in writes {
             let target = canonical.of(output)
             if let other = firstWriter[target], other != source {

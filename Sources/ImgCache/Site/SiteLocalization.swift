@@ -59,7 +59,7 @@ extension LocalizationSession {
                     do {
                         let file = try await self.localize(
                             input, mode: mode, referringEncoding: { url in await referrers.encoding(for: url) },
-                            imagesFound: found, written: wrote)
+                            imagesFound: found, pageReady: wrote)
                         if input.kind != .stylesheet { await referrers.pageDone(file) }
                         return (index, .success(file))
                     } catch {

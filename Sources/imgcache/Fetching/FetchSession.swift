@@ -21,7 +21,7 @@ final class FetchSession: Sendable {
         self.settings = settings
         let store: ImageCacheStore
         do {
-            store = try ImageCacheStore(directory: settings.cacheFolder, naming: settings.rewriteOptions.naming,
+            store = try ImageCacheStore(directory: settings.cacheFolder, naming: settings.naming,
                                         policy: settings.cachePolicy)
         } catch {
             throw StartError(description: "cannot use the cache folder \(settings.cacheFolder): \(error)")
@@ -94,10 +94,10 @@ final class FetchSession: Sendable {
                 output.imagesFound(count)
                 imagesFound?(count)
             },
-            written: { rewritten in
+            pageReady: { rewritten in
                 output.written(input, rewritten)
                 Self.handBackMemory(after: rewritten)
-                pageWritten?(rewritten, input.output)
+                pageWritten?(rewritten, input.output ?? "")
             })
         Self.warn(file)
         return file
@@ -123,7 +123,7 @@ final class FetchSession: Sendable {
         let summary = [DownloadStatus.downloaded, .revalidated, .cached, .failed, .skipped]
             .compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
             .joined(separator: ", ")
-        return "\(file.input.name): \(file.outcomes.count) images (\(summary.isEmpty ? "none" : summary)) -> \(file.input.output)"
+        return "\(file.input.name): \(file.outcomes.count) images (\(summary.isEmpty ? "none" : summary)) -> \(file.input.output ?? "")"
     }
 
     /// Copies a site file into the output as it is.

@@ -10,8 +10,10 @@ struct FetchSettings: Sendable {
     var cacheFolder: String
     /// Where the manifest is written.
     var manifestPath: String
-    /// How pages are rewritten (naming, reference style, lazy attributes, `--charset`).
+    /// How pages are rewritten (reference style, lazy attributes, `--charset`).
     var rewriteOptions: RewriteOptions
+    /// Which URLs are images and how the cache names them (`--extensions`, `--fan-out`).
+    var naming = LocalImageNaming()
     /// Where local pages are served from, for their relative URLs.
     var baseURL: BrowserURL?
     var cachePolicy = CachePolicy()
@@ -34,7 +36,7 @@ struct FetchSettings: Sendable {
 extension FetchOptions {
     var settings: FetchSettings {
         FetchSettings(
-            out: out, cacheFolder: cacheFolder, manifestPath: manifestPath, rewriteOptions: rewriteOptions,
+            out: out, cacheFolder: cacheFolder, manifestPath: manifestPath, rewriteOptions: rewriteOptions, naming: page.naming,
             baseURL: page.pageURL, cachePolicy: cachePolicy, downloadPolicy: downloadPolicy, proxy: proxySettings,
             trust: certificateTrust, httpClient: httpClient,
             printsEvents: events != nil, quiet: quiet, debounce: .seconds(debounce), maxWait: maxWait.map { .seconds($0) },

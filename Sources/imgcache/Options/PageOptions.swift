@@ -56,9 +56,11 @@ struct PageOptions: ParsableArguments {
 
     var pageURL: BrowserURL? { baseURL.flatMap { BrowserURL($0) } }
 
+    /// `--extensions` and `--fan-out`: the cache's naming, and a rewriter's on its own.
+    var naming: LocalImageNaming { LocalImageNaming(extensions: parsedExtensions, fanOut: fanOut) }
+
     func rewriteOptions(referenceStyle: LocalReferenceStyle) -> RewriteOptions {
         var options = RewriteOptions(
-            naming: LocalImageNaming(extensions: parsedExtensions, fanOut: fanOut),
             referenceStyle: referenceStyle,
             lazyAttributes: commaSeparatedItems(lazyAttributes),
             transportEncodingLabel: charset

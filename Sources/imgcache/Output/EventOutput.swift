@@ -55,7 +55,7 @@ final class EventOutput: Sendable {
 
     func written(_ input: LocalizationInput, _ page: RewriteResult) {
         guard printsPages else { return }
-        continuation.yield(.written(input: input.name, output: input.output, references: page.references.count,
+        continuation.yield(.written(input: input.name, output: input.output ?? "", references: page.references.count,
                                     rewritten: page.references.count(where: \.rewritten)))
     }
 

@@ -48,7 +48,7 @@ struct RefreshHook: Sendable {
             "IMGCACHE_FAILED_URLS_FILE": file?.path ?? "",
             "IMGCACHE_BYTES": String(summary.bytes),
             "IMGCACHE_ELAPSED": String(format: "%.3f", summary.elapsedSeconds),
-            "IMGCACHE_OUTSTANDING": String(summary.outstanding),
+            "IMGCACHE_OUTSTANDING": String(summary.underWay),
         ])
         let outcome: Result<TerminationStatus, any Error>
         do {

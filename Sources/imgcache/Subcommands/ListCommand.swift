@@ -35,7 +35,7 @@ struct ListCommand: ParsableCommand {
             throw ExitCode.failure
         }
         let options = pageOptions.rewriteOptions(referenceStyle: .relativePath("images"))
-        let result = ImageRewriter(options: options).references(in: input, pageURL: pageOptions.pageURL)
+        let result = ImageRewriter(options: options, naming: pageOptions.naming).references(in: input, pageURL: pageOptions.pageURL)
         for warning in result.warnings { Diagnostics.warn("\(page): \(warning)") }
         if json {
             let encoder = JSONEncoder()

@@ -78,7 +78,7 @@ struct RewriteCommand: ParsableCommand {
             let cacheFolder = cacheDirectory ?? ((pageFolder.isEmpty ? "." : pageFolder) as NSString).appendingPathComponent("images")
             let style: LocalReferenceStyle = urlPrefix.map { .urlPrefix($0) }
                 ?? .relativePath(RelativePath.from(folder: pageFolder.isEmpty ? "." : pageFolder, to: cacheFolder))
-            prepared = PreparedFolder(pageFolder: pageFolder, rewriter: ImageRewriter(options: pageOptions.rewriteOptions(referenceStyle: style)))
+            prepared = PreparedFolder(pageFolder: pageFolder, rewriter: ImageRewriter(options: pageOptions.rewriteOptions(referenceStyle: style), naming: pageOptions.naming))
         }
 
         let input = try AtomicFile.read(page)

@@ -48,8 +48,10 @@ actor PageWatcher {
         unreadable.remove(source)
         known[source] = nil
         inputs.removeAll { $0 == source }
-        Self.removeOutput(input.output)
-        if !session.settings.quiet { Diagnostics.note("imgcache: \(input.name) was deleted; so was \(input.output)") }
+        // The command's inputs always have an output.
+        let output = input.output ?? ""
+        Self.removeOutput(output)
+        if !session.settings.quiet { Diagnostics.note("imgcache: \(input.name) was deleted; so was \(output)") }
         writeManifest()
     }
 

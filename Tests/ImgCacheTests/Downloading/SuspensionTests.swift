@@ -67,7 +67,7 @@ struct SuspensionTests {
             let clock = ManualClock()
             var configuration = LocalizationSession.Configuration(
                 store: store, transport: transport, downloadPolicy: DownloadPolicy(timeout: .seconds(2), retries: 0),
-                rewriting: RewriteOptions(naming: store.naming), debounce: .zero)
+                debounce: .zero)
             configuration.clock = clock
             let loader = OfflinePageLoader(session: LocalizationSession(configuration))
             let page = try await loader.open(html: Array("<img src=photo.png>".utf8), pageURL: BrowserURL(server.url("/article.html")))
@@ -89,7 +89,7 @@ struct SuspensionTests {
                 #expect(outcomes.map(\.failure?.description) == ["HTTP 404"], "the server said so: not asked again")
                 #expect(server.requestCount("/photo.png") == 1)
             }
-            #expect(loader.outstandingCount == 0)
+            #expect(loader.session.outstandingCount == 0)
             await transport.shutdown()
             try await server.shutdown()
         }

@@ -92,7 +92,7 @@ struct DeviceFetchTests {
         let session = LocalizationSession(configuration) { event in
             if case .refresh = event { refreshes.append(writes.values.count) }
         }
-        _ = try await session.localize(Array(Self.page.utf8), url: BrowserURL(server.url("/page.html")), mode: .live,
+        _ = try await session.localize(.bytes(Array(Self.page.utf8), url: BrowserURL(server.url("/page.html"))), mode: .live,
                                        pageReady: { writes.append(String(decoding: $0.bytes, as: UTF8.self)) })
         await session.finish()
         let (a1280, a2560) = (name(server, "/a-1280.jpg"), name(server, "/a-2560.jpg"))

@@ -72,7 +72,7 @@ struct OfflinePageLoaderTests {
             }
         }
         #expect(summary?.downloaded == 2)
-        #expect(loader.outstandingCount == 0)
+        #expect(loader.session.outstandingCount == 0)
         let image = try await loader.image(forLocalName: slow)
         #expect(image.bytes == TestImages.png(width: 3, height: 3))
         #expect(image.contentType == "image/png")
@@ -134,7 +134,7 @@ struct OfflinePageLoaderTests {
         // The server holds later.gif for a minute: were the cancelled request to end with its
         // download, that download would no longer be outstanding here. (A time bound instead
         // failed once on a loaded CI machine.)
-        #expect(loader.outstandingCount == 1, "the cancelled request ends at once, not with the download")
+        #expect(loader.session.outstandingCount == 1, "the cancelled request ends at once, not with the download")
 
         await loader.session.cancelDownloads()
         _ = await page.downloads.value

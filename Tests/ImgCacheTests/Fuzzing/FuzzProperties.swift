@@ -89,15 +89,16 @@ enum RewriterProperties {
     /// An untyped image URL that "was downloaded before": references to it are rewritten.
     static let knownUntypedName = String(repeating: "ab", count: 32) + ".jpg"
 
-    /// The options an input is rewritten with: chosen by its length, so that every seed page runs
-    /// with several and mutations move between them.
-    static func options(for input: [UInt8]) -> RewriteOptions {
+    /// The rewriter an input is rewritten with: its options and naming chosen by its length, so
+    /// that every seed page runs with several and mutations move between them.
+    static func rewriter(for input: [UInt8]) -> ImageRewriter {
         let variant = input.count
-        return RewriteOptions(
-            naming: LocalImageNaming(extensions: LocalImageNaming.defaultExtensions.union(["svg", "webp"]), fanOut: variant / 16 % 2 == 1),
+        let options = RewriteOptions(
             referenceStyle: variant / 8 % 2 == 0 ? .relativePath("images") : .urlPrefix("imgcache://cache/"),
             transportEncodingLabel: transportLabels[variant % transportLabels.count]
         )
+        return ImageRewriter(options: options, naming: LocalImageNaming(extensions: LocalImageNaming.defaultExtensions.union(["svg", "webp"]),
+                                                                        fanOut: variant / 16 % 2 == 1))
     }
 
     /// Scans and renders as a pipeline would, with the images whose URL names no format and
@@ -109,8 +110,8 @@ enum RewriterProperties {
     }
 
     static func check(_ input: [UInt8]) throws(PropertyViolation) {
-        let options = options(for: input)
-        let rewriter = ImageRewriter(options: options)
+        let rewriter = rewriter(for: input)
+        let options = rewriter.options
         for pageURL in [nil] + pageURLs.map({ BrowserURL($0) }) {
             let result = rewrite(input, pageURL: pageURL, with: rewriter)
             if pageURL != nil {
@@ -329,8 +330,8 @@ enum CSSProperties {
         }
 
         // Whole stylesheets, with and without their own URL.
-        let options = RewriterProperties.options(for: input)
-        let rewriter = ImageRewriter(options: options)
+        let rewriter = RewriterProperties.rewriter(for: input)
+        let options = rewriter.options
         for url in [nil, BrowserURL("https://example.com/css/site.css")] {
             let result = rewriter.rewriteStylesheet(input, url: url)
             let second = rewriter.rewriteStylesheet(input, url: url)

@@ -134,7 +134,7 @@ private typealias F = NotifierFixtures
         let refreshes = log.refreshes
         #expect(refreshes.map(\.reason) == [.maxWait, .maxWait, .settled])
         #expect(refreshes.map(\.downloaded) == [4, 5, 3]) // at 5 s, 10 s, 14 s
-        #expect(refreshes.map(\.outstanding) == [1, 1, 0])
+        #expect(refreshes.map(\.underWay) == [1, 1, 0])
         #expect(refreshes.map(\.elapsed) == [.seconds(5), .seconds(5), .seconds(4)])
         #expect(refreshes.allSatisfy { $0.elapsed <= .seconds(5) })
         #expect(refreshes.map(\.downloaded).reduce(0, +) == 12)
@@ -147,7 +147,7 @@ private typealias F = NotifierFixtures
         notifier.record(F.finish("a")) // debounce would end at 4 s, the maximum wait at 3 s
         clock.advance(by: .seconds(1))
         await notifier.waitUntilIdle()
-        #expect(log.refreshes == [RefreshSummary(downloaded: 1, bytes: 100, outstanding: 0,
+        #expect(log.refreshes == [RefreshSummary(downloaded: 1, bytes: 100, underWay: 0,
                                                  reason: .maxWait, elapsed: .seconds(3))])
     }
 
@@ -315,10 +315,14 @@ private typealias F = NotifierFixtures
     @Test func summaryRoundTripsThroughJSON() throws {
         let summary = RefreshSummary(downloaded: 3, revalidated: 1, cached: 2, skipped: 1,
                                      failed: [FailedImage(url: "u", localName: "l", failure: .other("r"))],
-                                     bytes: 1234, outstanding: 0, reason: .maxWait,
+                                     bytes: 1234, underWay: 4, reason: .maxWait,
                                      elapsed: .milliseconds(2500))
-        let decoded = try JSONDecoder().decode(RefreshSummary.self, from: JSONEncoder().encode(summary))
+        let json = try JSONEncoder().encode(summary)
+        let decoded = try JSONDecoder().decode(RefreshSummary.self, from: json)
         #expect(decoded == summary)
+        // `underWay` keeps the key it was first encoded under.
+        let keys = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        #expect(keys["outstanding"] as? Int == 4 && keys["underWay"] == nil)
         #expect(summary.elapsedSeconds == 2.5)
         #expect(summary.finished == 8)
     }
@@ -590,7 +594,7 @@ private typealias F = NotifierFixtures
         clock.advance(by: .seconds(1))
         let progress = await waiter.value
         #expect(progress?.reason == .maxWait)
-        #expect(progress?.outstanding == 1)
+        #expect(progress?.underWay == 1)
         #expect(progress?.downloaded == 1)
     }
 

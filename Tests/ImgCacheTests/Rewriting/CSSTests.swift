@@ -98,12 +98,12 @@ struct CSSTests {
     @Test("a URL in @font-face is a font whatever its extension: never fetched or rewritten")
     func fontFaceIsNeverAnImage() {
         let page = "<style>@font-face{font-family:F;src:url(font.svg),url(glyphs.png)} .x{background:url(real.png)}</style>"
-        var options = RewriteOptions(naming: LocalImageNaming(extensions: ["png", "svg"]))
-        options.referenceStyle = .relativePath("images")
-        let result = ImageRewriter(options: options).rewrite(Array(page.utf8), pageURL: BrowserURL(base + "page.html"))
+        let rewriter = ImageRewriter(options: RewriteOptions(referenceStyle: .relativePath("images")),
+                                     naming: LocalImageNaming(extensions: ["png", "svg"]))
+        let result = rewriter.rewrite(Array(page.utf8), pageURL: BrowserURL(base + "page.html"))
         #expect(result.references.map(\.original) == ["real.png"])
         #expect(result.bytes.text.contains("src:url(font.svg),url(glyphs.png)"))
-        let css = ImageRewriter(options: options).rewriteStylesheet(Array("@font-face{src:url(glyphs.png)}".utf8), url: BrowserURL(base + "s.css"))
+        let css = rewriter.rewriteStylesheet(Array("@font-face{src:url(glyphs.png)}".utf8), url: BrowserURL(base + "s.css"))
         #expect(css.references.isEmpty)
     }
 

@@ -107,9 +107,9 @@ struct MarkupTests {
 
     @Test("extensions are an option: webp is localised when enabled")
     func extensionOption() {
-        let options = RewriteOptions(naming: LocalImageNaming(extensions: ["webp", ".SVG"]))
-        let result = rewrite("<img src=a.webp><img src=b.svg><img src=c.png>", options: options)
-        #expect(result.bytes.text == "<img src=\(localPath(base + "a.webp", naming: options.naming))><img src=\(localPath(base + "b.svg", naming: options.naming))><img src=c.png>")
+        let naming = LocalImageNaming(extensions: ["webp", ".SVG"])
+        let result = rewrite("<img src=a.webp><img src=b.svg><img src=c.png>", naming: naming)
+        #expect(result.bytes.text == "<img src=\(localPath(base + "a.webp", naming: naming))><img src=\(localPath(base + "b.svg", naming: naming))><img src=c.png>")
     }
 
     @Test("a URL prefix replaces the relative folder, and unsafe prefix characters are escaped")

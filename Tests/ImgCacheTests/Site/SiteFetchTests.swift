@@ -183,7 +183,7 @@ struct SiteFetchTests {
         let written = ThreadSafeLog<String>()
         let found = ThreadSafeLog<Int>()
         let result = await session.localize(plan, mode: .build, imagesFound: { _, count in found.append(count) },
-                                            written: { input, _ in written.append(input.output) })
+                                            written: { input, _ in written.append(input.output ?? "") })
         let refresh = await session.finish()
 
         #expect(result.results.count == site.files.count)

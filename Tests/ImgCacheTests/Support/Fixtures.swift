@@ -47,8 +47,8 @@ extension Array where Element == UInt8 {
 }
 
 func rewrite(_ html: String, pageURL: String? = "https://example.com/dir/page.html",
-             options: RewriteOptions = RewriteOptions()) -> RewriteResult {
-    ImageRewriter(options: options).rewrite(Array(html.utf8), pageURL: pageURL.flatMap { BrowserURL($0) })
+             options: RewriteOptions = RewriteOptions(), naming: LocalImageNaming = LocalImageNaming()) -> RewriteResult {
+    ImageRewriter(options: options, naming: naming).rewrite(Array(html.utf8), pageURL: pageURL.flatMap { BrowserURL($0) })
 }
 
 func rewrite(_ bytes: [UInt8], pageURL: String? = "https://example.com/dir/page.html",
