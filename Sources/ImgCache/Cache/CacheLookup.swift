@@ -10,6 +10,11 @@ enum CacheLookup: Sendable, Equatable {
     /// Not cached, or the image and its metadata disagree (half-written, damaged, replaced).
     case missing
 
+    /// Whether the entry may be used without asking the server.
+    var isFresh: Bool {
+        if case .fresh = self { true } else { false }
+    }
+
     /// The entry's metadata when present, fresh or stale.
     var metadata: CacheEntryMetadata? {
         switch self {

@@ -36,10 +36,8 @@ struct RecentAnswers: Sendable {
     /// Keeps `entries`, found or stored at `now` by a store that had seen `removals` entries leave.
     mutating func remember(_ entries: some Sequence<CacheEntryMetadata>, at now: Date, removals: Int) {
         catchUp(now: now, removals: removals)
-        for entry in entries {
-            byURL[entry.url] = Answer(entry, at: now)
-            if since == nil { since = now }
-        }
+        for entry in entries { byURL[entry.url] = Answer(entry, at: now) }
+        if since == nil, !byURL.isEmpty { since = now }
     }
 
     /// The answers that stand at `now` for `urls` (serialized without their fragment), in order.

@@ -136,7 +136,7 @@ struct HTTPExchange: Sendable {
     /// connect to. Returns what cancels it; nil, with nothing sent, when it must go from a task.
     func sendWithoutTask(_ request: TransportRequest,
                          completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) -> (@Sendable () -> Void)? {
-        guard transport.keepsDeadlines, !request.privateNetworks.isRestricted || transport.checksConnectedAddresses else { return nil }
+        guard transport.keepsDeadlines, !transport.leavesAddressCheck(of: request) else { return nil }
         return transport.send(request, completion: completion)
     }
 

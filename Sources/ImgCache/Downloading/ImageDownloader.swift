@@ -364,7 +364,7 @@ final class ImageDownloader: Sendable {
             if fetch.preCounted { counter.decrement() }
             return end(finish(refusal))
         }
-        if let lookup = fetch.lookup, !isFresh(lookup) {
+        if let lookup = fetch.lookup, !lookup.isFresh {
             return request(image(fetch, lookup: lookup, cancellation: cancellation, end: end), hostLimit: fetch.hostLimit, counted: fetch.preCounted)
         }
         // A look in the cache, or a use to record, is file work: in a task.
@@ -395,10 +395,6 @@ final class ImageDownloader: Sendable {
         let urlName = fetch.image.urlName ?? store.naming.localName(for: fetch.image.url)
         return ImageInFlight(fetch, urlName: urlName, stale: lookup.metadata, headers: requestHeaders(revalidating: lookup.metadata),
                              cancellation: cancellation, end: end)
-    }
-
-    private func isFresh(_ lookup: CacheLookup) -> Bool {
-        if case .fresh = lookup { true } else { false }
     }
 
     /// Why `image` is not fetched at all: not an image URL, or a host off the allow-list.

@@ -209,12 +209,18 @@ extension ImageTransport {
         await operation()
     }
 
-    /// Sends `request`, first looking up and checking its host's addresses when private networks
-    /// are denied and the transport does not check the addresses it connects to.
+    /// Sends `request`, first looking up and checking its host's addresses when the transport
+    /// leaves that to its caller (``leavesAddressCheck(of:)``).
     func sendCheckingAddresses(_ request: TransportRequest) async throws -> TransportResponse {
-        if request.privateNetworks.isRestricted, !checksConnectedAddresses {
+        if leavesAddressCheck(of: request) {
             try await HostAddressCheck.check(request.url, access: request.privateNetworks)
         }
         return try await send(request)
+    }
+
+    /// Whether `request`'s host must be looked up and checked before it is sent: private networks
+    /// are denied and the transport does not check the addresses it connects to.
+    func leavesAddressCheck(of request: TransportRequest) -> Bool {
+        request.privateNetworks.isRestricted && !checksConnectedAddresses
     }
 }
