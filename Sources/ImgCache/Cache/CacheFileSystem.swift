@@ -110,20 +110,6 @@ enum CacheFileSystem {
         return fsync(descriptor) == 0
     }
 
-    /// Writes all of `raw` to an open file; returns the `errno` of a failure, or 0.
-    static func writeAll(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer) -> Int32 {
-        var offset = 0
-        while offset < raw.count {
-            let count = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += count
-        }
-        return 0
-    }
-
     /// Renames `source` over `destination` in one step: readers see the old file or the new
     /// one, never a mixture. Returns the `errno` on failure, leaving cleanup to the caller, who
     /// knows whether the source is worth another try.

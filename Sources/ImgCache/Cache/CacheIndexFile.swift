@@ -151,7 +151,7 @@ final class CacheIndexFile {
             bytes += record.encoded()
         }
         let lengthBefore = CacheFileSystem.status(ofDescriptor: descriptor)?.size
-        let failure = bytes.withUnsafeBytes { CacheFileSystem.writeAll(descriptor, $0) }
+        let failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
         guard failure == 0 else {
             // A disk that fills up part way through leaves whole records of images the caller is
             // about to remove for want of their records: cut the file back to where it was, so

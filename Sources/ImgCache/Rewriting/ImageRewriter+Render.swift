@@ -87,7 +87,7 @@ extension ImageRewriter {
             return RewriteResult(bytes: page, references: references, encoding: encoding, encodingSource: source,
                                  linkedStylesheets: scan.linkedStylesheets, warnings: warnings)
         }
-        let kind: RewriteWarning.Document = scan.isPage ? .page : .stylesheet
+        let kind: DocumentKind = scan.isPage ? .page : .stylesheet
         func unchanged(_ references: [ImageReference]) -> RewriteResult {
             RewriteResult(bytes: page, references: references.map(\.notRewritten), encoding: encoding, encodingSource: source,
                           linkedStylesheets: scan.linkedStylesheets, warnings: warnings)

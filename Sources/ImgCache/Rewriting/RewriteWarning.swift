@@ -2,23 +2,15 @@
 /// ignored, references that could not be resolved, a `<base>` emptied, a page left unchanged to
 /// keep how it reads. ``description`` is the sentence to show.
 public enum RewriteWarning: Sendable, Hashable, CustomStringConvertible {
-    /// The kind of document a warning is about.
-    public enum Document: String, Sendable, Hashable {
-        /// An HTML page.
-        case page
-        /// A CSS stylesheet.
-        case stylesheet
-    }
-
     /// What reading the document's encoding noticed, in order (declarations ignored or overruled).
     case encoding([EncodingNotice])
     /// The document's bytes do not convert to Unicode and back exactly in its encoding: it was left unchanged.
-    case notReversible(Document, encoding: HTMLEncoding)
+    case notReversible(DocumentKind, encoding: HTMLEncoding)
     /// The page's `<base href>` does not resolve (`pageURLKnown`: against the page's URL), so
     /// relative URLs resolve against the page's URL.
     case unresolvableBase(href: String, pageURLKnown: Bool)
     /// Relative image URLs left as they were: the document's URL is not known.
-    case relativeURLsWithoutBase(count: Int, Document)
+    case relativeURLsWithoutBase(count: Int, DocumentKind)
     /// The page's `<base href>` was emptied so that local paths resolve next to the page; its other
     /// relative URLs were made absolute against the base they had.
     case baseEmptied(originalBase: BrowserURL)
@@ -29,7 +21,7 @@ public enum RewriteWarning: Sendable, Hashable, CustomStringConvertible {
     /// where browsers look for it.
     case referencesKeptForMetaCharset(count: Int, window: Int)
     /// The rewritten document did not convert back to its encoding: it was left unchanged.
-    case notConvertibleBack(Document, encoding: HTMLEncoding)
+    case notConvertibleBack(DocumentKind, encoding: HTMLEncoding)
 
     /// The sentence to show.
     public var description: String {
@@ -51,34 +43,6 @@ public enum RewriteWarning: Sendable, Hashable, CustomStringConvertible {
             return "\(count) image URL\(one ? " was" : "s were") left as \(one ? "it was" : "they were") in the page's first \(window) bytes: rewriting \(one ? "it" : "them") would move the page's <meta charset> into or out of the part where browsers look for it."
         case .notConvertibleBack(let document, let encoding):
             return "The rewritten \(document.rawValue) could not be converted back to \(encoding); it was left unchanged."
-        }
-    }
-}
-
-/// A declaration of a document's encoding that was ignored or overruled.
-public enum EncodingNotice: Sendable, Hashable, CustomStringConvertible {
-    /// The transport declares UTF-16, but the page has no byte order mark and no zero bytes.
-    case impossibleUTF16(label: String)
-    /// The transport's label names no encoding.
-    case unknownTransportLabel(String)
-    /// The document's own declaration names no encoding.
-    case unknownDeclaredLabel(String, RewriteWarning.Document)
-    /// The declared encoding is contradicted by bytes that are valid UTF-8 with multi-byte
-    /// characters: the document was read as UTF-8. `declared` is the label as written, with the
-    /// encoding's name when they differ.
-    case contradictedByUTF8(declared: String, byTransport: Bool)
-
-    /// The sentence to show.
-    public var description: String {
-        switch self {
-        case .impossibleUTF16(let label):
-            "The transport declares \(label), but the page has no byte order mark and no zero bytes, so it cannot be UTF-16; the declaration was ignored."
-        case .unknownTransportLabel(let label):
-            "The transport declares the unknown encoding label \"\(label)\"; it was ignored."
-        case .unknownDeclaredLabel(let label, let document):
-            "The \(document.rawValue) declares the unknown encoding label \"\(label)\"; it was ignored."
-        case .contradictedByUTF8(let declared, let byTransport):
-            "\(byTransport ? "The transport declares" : "The page declares") \(declared), but its bytes are valid UTF-8 with multi-byte characters; it was read as UTF-8."
         }
     }
 }

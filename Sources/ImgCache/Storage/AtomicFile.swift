@@ -34,7 +34,7 @@ package enum AtomicFile {
         guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         do {
             try produce { piece in
-                let failure = CacheFileSystem.writeAll(fd, piece)
+                let failure = writeAll(fd, piece)
                 if failure != 0 { throw FileError(path: path, errno: failure) }
             }
         } catch {
