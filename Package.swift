@@ -90,22 +90,51 @@ let package = Package(
             name: "CCurl",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
-        // The core: rewriter, cache, downloader, page pipeline. No CLI, no NIO, no networking library.
+        // The core library, in layers the build keeps apart: each target names only those below it,
+        // and `ImgCache` re-exports them, so an app imports one module (Exports.swift).
+        //   ImgCacheSupport  files, locks, JSON, hashing, clocks
+        //   ImgCacheURLs     the WHATWG URL parser and origins
+        //   ImgCacheMarkup   encodings, the libxml2 scanner, references, responsive choice, rewriting
+        //   ImgCacheStore    the cache folder and its index
+        //   ImgCache         downloader, notifier, page and site pipeline
         .target(
-            name: "ImgCache",
+            name: "ImgCacheSupport",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ImgCacheURLs",
+            dependencies: ["ImgCacheSupport"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ImgCacheMarkup",
             dependencies: [
+                "ImgCacheSupport", "ImgCacheURLs",
                 .target(name: "CLibXML2", condition: .when(platforms: otherPlatforms)),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            // The privacy manifest an app's upload needs for the required-reason APIs the library
-            // calls (stat, fstat, lstat: file timestamps, C617.1); PrivacyManifestTests checks it
-            // against the sources.
-            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strictSettings,
             linkerSettings: [
                 .linkedLibrary("xml2", .when(platforms: applePlatforms)),
                 .linkedLibrary("iconv", .when(platforms: applePlatforms)),
             ]
+        ),
+        .target(
+            name: "ImgCacheStore",
+            dependencies: [
+                "ImgCacheSupport", "ImgCacheURLs", "ImgCacheMarkup",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ImgCache",
+            dependencies: ["ImgCacheSupport", "ImgCacheURLs", "ImgCacheMarkup", "ImgCacheStore"],
+            // The privacy manifest an app's upload needs for the required-reason APIs the library
+            // calls (stat, fstat, lstat: file timestamps, C617.1); PrivacyManifestTests checks it
+            // against the sources of every layer.
+            resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: strictSettings
         ),
         // The AsyncHTTPClient transport and the certificate diagnosis both command-line transports
         // use, kept apart so apps can do without them.

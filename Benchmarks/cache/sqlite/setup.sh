@@ -9,6 +9,9 @@ SRC=${1:-$(git -C "$(dirname "$0")" rev-parse --show-toplevel)}
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || apt-get install -y libsqlite3-dev
 if [ ! -d imgcache-src ]; then
     git clone -q "$SRC" imgcache-src
+    # The commit the weighing measured: the shim extends the store from inside its module, which
+    # was then ImgCache (the store has been a module of its own, ImgCacheStore, since).
+    git -C imgcache-src checkout -q 518a61f
     cp clone-additions/WeighShim.swift imgcache-src/Sources/ImgCache/
     mkdir -p imgcache-src/Sources/weigh-store
     cp clone-additions/weigh-store-main.swift imgcache-src/Sources/weigh-store/main.swift

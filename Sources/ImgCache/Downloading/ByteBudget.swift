@@ -1,3 +1,4 @@
+import ImgCacheSupport
 /// The bytes of image bodies one downloader holds in memory at once: those arriving, and those
 /// received and waiting to be written to the cache (``DownloadPolicy/maxBytesInFlight``).
 ///

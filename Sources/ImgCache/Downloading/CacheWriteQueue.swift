@@ -1,3 +1,5 @@
+import ImgCacheSupport
+import ImgCacheStore
 /// Writes downloaded images into the cache in batches, off the cooperative pool.
 ///
 /// Images that arrive while earlier ones are being written wait and are then stored together

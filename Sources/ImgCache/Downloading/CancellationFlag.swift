@@ -1,3 +1,4 @@
+import ImgCacheSupport
 /// A flag one task sets and others read: "the caller that asked for this has given up". Unlike
 /// task cancellation, it reaches the unstructured tasks a fetch runs in, which must not be
 /// cancelled as a whole (other callers may be waiting for them).

@@ -1,3 +1,4 @@
+import ImgCacheSupport
 /// Runs `operation`, cancelling it and throwing `TransportError.timedOut` at `deadline`.
 ///
 /// The downloader bounds each image itself instead of trusting every transport to: a server

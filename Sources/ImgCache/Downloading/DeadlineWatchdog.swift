@@ -1,4 +1,5 @@
 import Dispatch
+import ImgCacheSupport
 
 /// Calls each registered handler once its deadline has passed, with one Dispatch timer for all of
 /// them.

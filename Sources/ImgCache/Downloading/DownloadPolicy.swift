@@ -1,3 +1,5 @@
+import ImgCacheURLs
+import ImgCacheMarkup
 /// How the downloader behaves: limits, time-outs, retries and what it accepts.
 public struct DownloadPolicy: Sendable {
     /// The most images being fetched at once, from all hosts together. The default is high enough

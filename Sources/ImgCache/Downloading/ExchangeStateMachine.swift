@@ -1,3 +1,5 @@
+import ImgCacheURLs
+import ImgCacheMarkup
 /// What one GET as imgcache makes it goes through, from its first request to its end: redirects,
 /// retries with backoff, waits for room in the byte budget, a `304` for a stale copy, and the
 /// check that a 2xx body is in an accepted format.

@@ -1,3 +1,4 @@
+import ImgCacheSupport
 /// What stops one image's fetch: the task that looks it up, the request a transport sent without
 /// a task, then the task that carries the fetch on after the response (a redirect, a retry);
 /// ``ImageDownloader/cancelAll()`` cancels whichever is current.

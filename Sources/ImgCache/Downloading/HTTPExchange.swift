@@ -1,3 +1,5 @@
+import ImgCacheURLs
+import ImgCacheMarkup
 /// One GET as imgcache makes it, for an image or a page: redirects followed by one policy (http(s)
 /// only, a limit), one deadline for every attempt and redirect, retries with backoff after a
 /// connection failure or a 5xx, and, for images, a check that the body is an accepted format.

@@ -1,4 +1,8 @@
 import Foundation
+import ImgCacheSupport
+import ImgCacheURLs
+import ImgCacheMarkup
+import ImgCacheStore
 
 /// Downloads images into an `ImageCacheStore`, counting what is outstanding.
 ///

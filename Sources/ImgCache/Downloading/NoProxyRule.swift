@@ -1,3 +1,4 @@
+import ImgCacheURLs
 /// One entry of a `no_proxy` list, matched the way curl matches it.
 ///
 /// - `*` matches every host.

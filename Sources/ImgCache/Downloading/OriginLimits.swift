@@ -1,3 +1,6 @@
+import ImgCacheSupport
+import ImgCacheURLs
+import ImgCacheMarkup
 /// How many requests each origin (scheme, host, port) may have in flight, following the HTTP
 /// version the origin answers with.
 ///

@@ -1,3 +1,5 @@
+import ImgCacheURLs
+import ImgCacheMarkup
 /// The images of a ``ImageDownloader/fetchAll(_:)`` call waiting to start, by origin, and how many
 /// of each origin are running: which to start next so that every origin is kept at its limit.
 ///

@@ -1,3 +1,4 @@
+import ImgCacheSupport
 /// Where the images of one ``ImageDownloader/fetchAll(_:)`` call leave their outcomes as they end,
 /// for the call to take in batches.
 ///

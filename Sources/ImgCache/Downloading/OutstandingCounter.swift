@@ -1,3 +1,4 @@
+import ImgCacheSupport
 /// The number of downloads under way, readable from any thread at any time: the number a web
 /// view waits on before it reloads.
 final class OutstandingCounter: Sendable {

@@ -1,4 +1,5 @@
 public import Foundation
+import ImgCacheURLs
 
 /// Which HTTP proxy, if any, a request goes through.
 ///

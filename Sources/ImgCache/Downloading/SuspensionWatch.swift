@@ -1,4 +1,6 @@
 import Dispatch
+import ImgCacheSupport
+import ImgCacheStore
 
 /// Notices when the process stopped running for a while: an iOS app suspended in the background,
 /// a Mac asleep, a process stopped by its shell. The downloader asks again for an image whose

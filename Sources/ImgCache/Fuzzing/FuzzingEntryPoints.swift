@@ -1,3 +1,6 @@
+import ImgCacheMarkup
+import ImgCacheStore
+import ImgCacheURLs
 /// The internal parsers the fuzz targets (`Fuzz/`) and their regression tests drive directly,
 /// reached through `@_spi(Fuzzing) import ImgCache`. Not API: it may change with any release.
 ///

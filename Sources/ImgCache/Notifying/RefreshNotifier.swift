@@ -1,4 +1,6 @@
 package import Foundation
+import ImgCacheStore
+import ImgCacheSupport
 
 /// Tells a page viewer when to reload: once the images being downloaded are in.
 ///

@@ -1,4 +1,6 @@
 public import Foundation
+import ImgCacheSupport
+import ImgCacheMarkup
 
 /// What `imgcache fetch` did, written beside the pages as JSON.
 public struct FetchManifest: Sendable, Codable {

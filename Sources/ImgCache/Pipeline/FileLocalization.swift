@@ -1,3 +1,4 @@
+import ImgCacheMarkup
 /// What localising one page or stylesheet produced: its manifest record and what became of its
 /// images. A file the session wrote is not kept (a site's run holds one of these per file until
 /// it ends); one it did not write is, in ``page``.

@@ -1,3 +1,5 @@
+import ImgCacheSupport
+import ImgCacheURLs
 /// The images that pages opened in a session are waiting for, so that a request for one still
 /// downloading (a web view's custom URL scheme asking for it) can wait for it and be answered
 /// late, instead of failing at once: WebKit does not ask again.

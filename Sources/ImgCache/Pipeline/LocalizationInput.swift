@@ -1,4 +1,6 @@
 import Foundation
+import ImgCacheURLs
+import ImgCacheMarkup
 
 /// One page or stylesheet to localise: where it is read from, where its rewritten copy goes (if
 /// anywhere), and what its relative references resolve against.

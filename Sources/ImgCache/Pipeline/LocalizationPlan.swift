@@ -1,4 +1,6 @@
 import Foundation
+import ImgCacheURLs
+import ImgCacheMarkup
 
 /// What one run over pages, stylesheets and site folders reads and writes, worked out before
 /// anything is written: each page and stylesheet with its output path and URL, and the site

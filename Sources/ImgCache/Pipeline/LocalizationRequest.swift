@@ -1,3 +1,5 @@
+import ImgCacheURLs
+import ImgCacheMarkup
 /// One document's localisation as a ``LocalizationSession`` runs it: the input, the mode, what
 /// the caller is told along the way, and whether a viewer shows the page while its images arrive.
 /// Every way in (one input, a plan's files, a page an ``OfflinePageLoader`` opens) is one of these,

@@ -1,4 +1,7 @@
 public import Foundation
+import ImgCacheSupport
+import ImgCacheMarkup
+import ImgCacheStore
 
 extension LocalizationSession {
     /// Everything a ``LocalizationSession`` is built from.

@@ -1,4 +1,8 @@
 import Foundation
+import ImgCacheSupport
+import ImgCacheURLs
+import ImgCacheMarkup
+import ImgCacheStore
 
 /// The pipeline that makes pages work offline: find a page's images, download them into the
 /// cache, rewrite the page to use them, and announce the refresh a viewer reloads on.

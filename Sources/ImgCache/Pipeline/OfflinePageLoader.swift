@@ -1,4 +1,8 @@
 public import Foundation
+import ImgCacheSupport
+import ImgCacheURLs
+import ImgCacheMarkup
+import ImgCacheStore
 
 /// A page made available offline for an app's web view: written now, its images arriving.
 public struct OfflinePage: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import ImgCacheStore
 
 /// A URL path segment made into a file name: percent-escapes decoded, and nothing that could
 /// leave the output folder or fail to be created there: `/` and NUL become `_`, `.` and `..`

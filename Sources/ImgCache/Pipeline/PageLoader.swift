@@ -1,3 +1,4 @@
+import ImgCacheURLs
 /// A page fetched over HTTP.
 struct LoadedPage: Sendable {
     /// The body.

@@ -1,3 +1,6 @@
+import ImgCacheURLs
+import ImgCacheMarkup
+import ImgCacheStore
 /// A page or stylesheet between its scan and its final rendering: what the scan found, its first
 /// rendering, and how to render it again once the downloads are settled. It is parsed once,
 /// whatever the mode.

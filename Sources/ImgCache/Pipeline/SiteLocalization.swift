@@ -1,3 +1,6 @@
+import ImgCacheURLs
+import ImgCacheMarkup
+import ImgCacheStore
 /// What a ``LocalizationSession`` did with a ``LocalizationPlan``.
 public struct SiteLocalization: Sendable {
     /// One result per input, in the plan's order: the localised file, or why it could not be

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 @Suite("imgcache rewrite / list")
 struct CLITests {

@@ -1,3 +1,5 @@
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 #if os(Linux)
 import Foundation
 import ImgCacheTestServer

@@ -2,6 +2,8 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 @Suite("imgcache watch, end to end")
 struct WatchCommandTests {

@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import ImgCacheStore
 
 /// The cache folder under what processes do to it: killed with SIGKILL in the middle of writing,
 /// and shared by four writers at once. Each runs twice: with the unnamed files Linux writes, and

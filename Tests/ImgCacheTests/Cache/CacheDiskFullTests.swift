@@ -5,6 +5,10 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import ImgCacheSupport
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 /// A tmpfs of its own, mounted for one test: the only way to make a disk fill up for real. Needs
 /// root with CAP_SYS_ADMIN (a container may refuse), so the test that uses it is skipped elsewhere.

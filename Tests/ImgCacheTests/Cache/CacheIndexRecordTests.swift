@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheStore
 
 /// Local names as the cache writes them (the index refuses any other).
 private let nameA = String(repeating: "3f", count: 32) + ".png"

@@ -2,6 +2,8 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// `.imgcache.lookup` lets a store that has not read the index look a page's entries up without
 /// reading every record. It must never change an answer: what a lookup through it says is what

@@ -7,6 +7,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@testable import ImgCacheURLs
 
 /// A fresh cache folder under the system's temporary folder, removed when the test is done.
 final class CacheTestFolder: Sendable {

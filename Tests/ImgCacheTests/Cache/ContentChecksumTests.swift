@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
+@testable import ImgCacheStore
 
 @Suite("Checksums of cached images")
 struct ContentChecksumTests {

@@ -2,6 +2,9 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 /// Storing several images in one turn of the folder lock, as the downloader does under load.
 @Suite("Cache: batch stores")

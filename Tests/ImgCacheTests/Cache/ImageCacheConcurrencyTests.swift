@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 @Suite("Image cache store shared by threads and processes")
 struct ImageCacheConcurrencyTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheStore
 
 @Suite("Image cache store at scale")
 struct ImageCacheScaleTests {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 @Suite("Image cache store")
 struct ImageCacheStoreTests {

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 /// What a store answers from memory for images it found or stored a moment ago: the look a
 /// site's pages, sharing their images, make again and again.

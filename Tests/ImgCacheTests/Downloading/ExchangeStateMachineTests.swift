@@ -2,6 +2,8 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 /// The rules of one exchange, step by step, with no server and no clock: what every transport's
 /// requests go through (redirects, retries, budget waits, 304s, the format check).

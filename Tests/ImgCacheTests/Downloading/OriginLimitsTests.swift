@@ -1,5 +1,7 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
+@testable import ImgCacheURLs
 
 /// The per-origin limit follows the HTTP version the origin answers with.
 @Suite("Origin limits")

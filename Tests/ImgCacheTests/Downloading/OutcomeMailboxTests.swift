@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
 
 @Suite("Outcome mailbox")
 struct OutcomeMailboxTests {

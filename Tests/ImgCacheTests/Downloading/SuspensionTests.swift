@@ -2,6 +2,9 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 @Suite("Suspension: an app frozen in the background")
 struct SuspensionTests {

@@ -4,6 +4,8 @@ import ImgCacheTestServer
 import Synchronization
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// A transport written outside the package, with only the public API, that sends without a task
 /// (`send(_:completion:)`) and starts the downloader's tasks itself (`startTask(for:_:)`): what the

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
 
 @Suite("The scheme, host and port of a URL")
 struct URLAuthorityTests {

@@ -1,5 +1,6 @@
 import Testing
 @_spi(Fuzzing) @testable import ImgCache
+@testable import ImgCacheMarkup
 
 @Suite("Encoding fuzz")
 struct EncodingFuzzTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 @Suite("EncodingSniffer")
 struct EncodingSnifferTests {

@@ -1,4 +1,5 @@
 @_spi(Fuzzing) @testable import ImgCache
+@testable import ImgCacheMarkup
 
 /// Byte-buffer conveniences shared by the Encoding tests.
 enum EncodingTestSupport {

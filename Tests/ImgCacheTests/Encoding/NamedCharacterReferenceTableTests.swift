@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 @Suite("The named character reference table")
 struct NamedCharacterReferenceTableTests {

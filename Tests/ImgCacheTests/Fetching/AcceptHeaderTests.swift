@@ -1,6 +1,7 @@
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 @Suite("Accept header of image requests")
 struct AcceptHeaderTests {

@@ -3,6 +3,7 @@ import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
 
 /// The bytes of image bodies held at once stay within ``DownloadPolicy/maxBytesInFlight`` (plus
 /// one image), however many requests are in flight, and no image is lost to it.

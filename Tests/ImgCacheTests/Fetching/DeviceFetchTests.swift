@@ -3,6 +3,9 @@ import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 /// Localising pages for devices (`--device`, `Configuration.devices`), end to end: only what the
 /// devices show is fetched, and a failed image is replaced by the one the device would pick next.

@@ -3,6 +3,8 @@ import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// How the test server is reached: the wires users meet.
 enum Wire: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -2,6 +2,9 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 @Suite("imgcache fetch and cache, end to end")
 struct FetchCommandTests {

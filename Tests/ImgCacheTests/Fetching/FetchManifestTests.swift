@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
 
 @Suite("Fetch manifest JSON")
 struct FetchManifestTests {

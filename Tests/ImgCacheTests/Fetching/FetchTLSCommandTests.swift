@@ -2,6 +2,8 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 /// `imgcache fetch` over HTTPS: `--cacert`, `SSL_CERT_FILE`, refused certificates and bad CA files,
 /// as a user sees them (exit status, standard error, the page).

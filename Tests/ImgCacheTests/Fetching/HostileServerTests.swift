@@ -4,6 +4,8 @@ import ImgCacheHTTPClient
 import ImgCacheTestServer
 import ImgCacheURLSession
 import Testing
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// Servers that misbehave on purpose, beside images that are fine on the same page: each hostile
 /// image must fail within the timeout with one reason that names what was wrong, leave nothing in

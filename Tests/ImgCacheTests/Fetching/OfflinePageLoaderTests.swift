@@ -3,6 +3,9 @@ import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 @Suite("Offline pages for apps")
 struct OfflinePageLoaderTests {

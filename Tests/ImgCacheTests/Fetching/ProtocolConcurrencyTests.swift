@@ -1,6 +1,8 @@
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// How many requests go to one host at once, seen at the server: many streams on one HTTP/2
 /// connection, a few connections over HTTP/1.1, and the caps that bound both.

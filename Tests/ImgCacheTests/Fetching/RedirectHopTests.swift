@@ -3,6 +3,7 @@ import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
 
 /// Every redirect hop is held to the policy the first request was: the allow-list, and the
 /// per-origin limit of the origin it leads to.

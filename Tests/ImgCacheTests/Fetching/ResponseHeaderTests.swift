@@ -4,6 +4,8 @@ import ImgCacheTestServer
 import ImgCacheURLSession
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// What a server writes in its header fields is checked before anything of it is kept or sent
 /// back: control characters, trailers posing as a status line, validators of any length.

@@ -2,6 +2,9 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 /// `imgcache fetch` on pages whose image URLs name no format, end to end.
 @Suite("imgcache fetch: images whose URL does not say so")

@@ -2,6 +2,9 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 /// Images whose URL names no format (`/img?id=1`, `/photo/7`, `/pixel.php`): the bytes decide,
 /// and the cache names the file after them.

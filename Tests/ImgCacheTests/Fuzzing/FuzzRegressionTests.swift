@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(Fuzzing) @testable import ImgCache
+@testable import ImgCacheMarkup
 
 /// Replays every input saved under `fixtures/fuzz/<target>/` (what the fuzz targets found, and a
 /// few samples of what each target reads) through the same property checks the fuzzers run, so

@@ -2,6 +2,8 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 @Suite("imgcache fetch --deny-private-networks")
 struct DenyPrivateNetworksCommandTests {

@@ -5,6 +5,8 @@ import NIOSSL
 import Testing
 @testable import ImgCache
 @testable import ImgCacheHTTPClient
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// Downloads with private networks denied, against real servers on 127.0.0.1: a loopback address,
 /// which is what the tests can reach, is refused unless excepted.

@@ -47,10 +47,10 @@ struct ManifestTests {
         return Set(names.map { $0.lowercased() })
     }
 
-    @Test("ImgCache depends on CLibXML2 only off Apple platforms, and links xml2 and iconv only on them")
+    @Test("the markup layer depends on CLibXML2 only off Apple platforms, and links xml2 and iconv only on them")
     func libxml2ByPlatform() async throws {
         let manifest = try await Self.dumpedManifest()
-        let core = try #require(Self.target("ImgCache", in: manifest))
+        let core = try #require(Self.target("ImgCacheMarkup", in: manifest))
         let dependencies = try #require(core["dependencies"] as? [[String: Any]])
         let libxml = try #require(dependencies.first { dependency in
             ((dependency["byName"] ?? dependency["target"]) as? [Any])?.first as? String == "CLibXML2"

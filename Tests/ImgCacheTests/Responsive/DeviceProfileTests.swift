@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 @Suite("device profiles")
 struct DeviceProfileTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 extension Responsive {
     /// `sizes`, `media` and `srcset` come from pages nobody reviewed: whatever they hold, choosing

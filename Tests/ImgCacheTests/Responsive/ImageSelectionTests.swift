@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 private func device(_ engine: DeviceProfile.Engine, ratio: Double = 1, imageTypes: Set<String>? = nil) -> DeviceProfile {
     DeviceProfile(viewportWidth: 400, viewportHeight: 800, pixelRatio: ratio, engine: engine, imageTypes: imageTypes)

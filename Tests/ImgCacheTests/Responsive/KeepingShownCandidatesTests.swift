@@ -1,5 +1,7 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 extension Responsive {
     @Suite("rewriting for devices: only the candidates some device shows are left in the page")

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 extension Responsive {
     @Suite("Media queries on a phone, a tablet and a desktop")

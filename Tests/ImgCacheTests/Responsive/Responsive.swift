@@ -1,4 +1,5 @@
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 /// The tests of choosing the image a device shows, under one name so that
 /// `swift test --filter Responsive` runs them all.

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 /// A device for the web-platform-tests' cases, which run at a pixel ratio of 1.
 private func device(_ engine: DeviceProfile.Engine, ratio: Double = 1) -> DeviceProfile {

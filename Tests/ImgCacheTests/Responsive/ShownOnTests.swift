@@ -1,5 +1,7 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 extension Responsive {
     @Suite("the devices each of a page's candidates is shown on")

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 extension Responsive {
     /// WPT's "parse a sizes attribute" cases, from web-platform-tests

@@ -1,5 +1,6 @@
 import Testing
 @_spi(Fuzzing) @testable import ImgCache
+@testable import ImgCacheMarkup
 
 /// Browsers look for `<meta charset>` in the first 1024 bytes only; rewriting must not move a
 /// declaration across that line, or the local copy reads in another encoding.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Fuzzing) @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 /// A page written away from its origin keeps reaching its stylesheets, scripts and links: its URLs
 /// that are not images become absolute against its base (``OtherURLs``), image URLs local.

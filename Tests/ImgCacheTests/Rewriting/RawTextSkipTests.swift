@@ -6,6 +6,7 @@ import libxml2
 #else
 import CLibXML2
 #endif
+@testable import ImgCacheMarkup
 
 /// The scanner moves libxml2 past script and style content where the libxml2 it runs reads that
 /// content the way the skip reproduces (2.9.14). Whatever the rewriter is told must not

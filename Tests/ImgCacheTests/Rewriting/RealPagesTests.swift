@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @_spi(Fuzzing) @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 /// The real saved pages beside the repository (`../shared/pages`: news, shops, wikis, forums, in
 /// many encodings; `MANIFEST.tsv` gives each one's declared charset, `base_urls.json` its URL),

@@ -1,5 +1,7 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 @Suite("Fast URL resolution")
 struct SimpleURLResolverTests {

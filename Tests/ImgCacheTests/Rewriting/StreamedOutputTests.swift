@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
+@testable import ImgCacheMarkup
 
 /// A rewritten page handed out in pieces (`writeBytes`, `write(toFile:)`) is the same page as
 /// `bytes` spells out, so that a large page can go to its file without being whole in memory.

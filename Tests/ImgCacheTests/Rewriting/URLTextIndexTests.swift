@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 @Suite("The index of URL texts a page repeats")
 struct URLTextIndexTests {

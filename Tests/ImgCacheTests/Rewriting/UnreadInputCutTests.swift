@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheMarkup
 
 /// The scanner takes text and long quoted attribute values out of libxml2's copy of the page
 /// before libxml2 reads them, where the libxml2 it runs reads them the way the cut reproduces.

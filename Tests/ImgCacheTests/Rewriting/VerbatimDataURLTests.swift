@@ -1,5 +1,7 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 @Suite("data: URLs reported without the parser")
 struct VerbatimDataURLTests {

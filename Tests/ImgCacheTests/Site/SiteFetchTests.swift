@@ -3,6 +3,9 @@ import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
+@testable import ImgCacheStore
 
 /// A generated site in a temporary folder, served by the test server under `/app/`:
 /// nested pages, stylesheets at two depths with `@import` and a font, images shared by many

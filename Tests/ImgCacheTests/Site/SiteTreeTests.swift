@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
+@testable import ImgCacheURLs
+@testable import ImgCacheMarkup
 
 @Suite("Site folders")
 struct SiteTreeTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
 
 @Suite("Paths from one folder to another")
 struct RelativePathTests {

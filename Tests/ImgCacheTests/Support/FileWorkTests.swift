@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import ImgCache
 import ImgCacheURLSession
+@testable import ImgCacheSupport
+@testable import ImgCacheStore
 
 @Suite("Where a session's file work runs")
 struct FileWorkTests {

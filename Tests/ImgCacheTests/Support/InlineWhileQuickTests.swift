@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
 
 @Suite("Work run in place while it is quick")
 struct InlineWhileQuickTests {

@@ -4,6 +4,8 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 import X509
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// Certificates users meet: one from a CA they named, and the refused ones, each with a reason
 /// that names the host and the problem, nothing cached and no retry.

@@ -1,3 +1,5 @@
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 #if os(Linux)
 import Foundation
 import Glibc

@@ -2,6 +2,8 @@
 import ImgCacheHTTPClient
 import ImgCacheTestServer
 import Testing
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// Images through a real forward proxy that behaves like Squid's default configuration: `CONNECT`
 /// only to the HTTPS origin's port. `http` images must arrive in absolute form, `https` ones

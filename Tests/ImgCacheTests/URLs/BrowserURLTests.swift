@@ -2,6 +2,7 @@
 // web-platform-tests url/resources/urltestdata.json and toascii.json data sets.
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
 
 /// One parse: `input` against `base`; `href` nil means the parser must fail.
 struct URLCase: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgCache
+@testable import ImgCacheURLs
 
 @Suite("Plain http(s) URLs read without the parser")
 struct PlainHTTPURLTests {

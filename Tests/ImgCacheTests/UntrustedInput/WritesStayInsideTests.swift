@@ -2,6 +2,9 @@ import Foundation
 import ImgCacheTestServer
 import Testing
 @testable import ImgCache
+@testable import ImgCacheSupport
+@testable import ImgCacheURLs
+@testable import ImgCacheStore
 
 /// Nothing is written outside `--out` and `--cache-dir`, whatever the page, its URLs, the server's
 /// headers or the cache index say.

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ImgCacheURLs
 
 /// Looks up a URL's host and checks every address it has against ``PrivateNetworkAccess``, for
 /// transports that cannot check the address they connect to (`URLSession`, a user's own).
