@@ -233,8 +233,3 @@ let package = Package(
     ]
 )
 
-// The documentation build (`IMGCACHE_DOCS=1 swift package generate-documentation --target ImgCache`,
-// a step of CI) adds swift-docc-plugin; an app that uses the package never resolves it.
-if Context.environment["IMGCACHE_DOCS"] != nil {
-    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
-}
