@@ -70,6 +70,9 @@ public final class ImageCacheStore: Sendable {
         /// asking image by image) is better served by reading the index once and then only what
         /// is appended, than by reading the table and the index's last lines at every look.
         var lookupTableLooksLeft = 4
+        /// How many times one document looks in the cache: once for its names and stored
+        /// entries, once more for the uses it records.
+        static let looksPerDocument = 2
         /// The index's ``CacheIndex/removals``, published each time the index is brought up to
         /// date or changed, for ``recentAnswers(for:now:)``.
         let removalsSeen: ThreadLocked<Int>
@@ -302,12 +305,15 @@ public final class ImageCacheStore: Sendable {
         recent.withLock { $0.remember(entries, at: now, removals: removals) }
     }
 
-    /// Says that many looks are coming, one after another (a site's pages): the next one reads
-    /// the index whole instead of first looking through the lookup table, since after a few looks
-    /// it would read the index anyway, and the looks through the table would have been for
-    /// nothing, a noticeable part of a warm run of a large site.
-    package func expectManyLooks() {
-        state.withLock { $0.lookupTableLooksLeft = 0 }
+    /// Says that `count` documents are about to look in the cache, one after another (a site's
+    /// pages and stylesheets). When their looks would use up those the lookup table is worth, the
+    /// next look reads the index whole at once: it would be read anyway a few documents in, and
+    /// the looks through the table before would have been for nothing, a noticeable part of a
+    /// warm run of a large site.
+    package func expectLooks(byDocuments count: Int) {
+        state.withLock { state in
+            if count * State.looksPerDocument > state.lookupTableLooksLeft { state.lookupTableLooksLeft = 0 }
+        }
     }
 
     /// Whether this store has read the index file (rather than looking entries up through the

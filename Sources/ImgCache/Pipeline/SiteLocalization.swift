@@ -42,9 +42,7 @@ extension LocalizationSession {
         // the end of the run's downloads.
         let hold = notifier.hold()
         defer { hold.release() }
-        // A page looks in the cache once or twice: from the third file on, the cache's index is
-        // read whole whatever the first files did.
-        if plan.inputs.count > 2 { store.expectManyLooks() }
+        store.expectLooks(byDocuments: plan.inputs.count)
         let referrers = StylesheetReferrers(pages: plan.inputs.count { $0.kind != .stylesheet })
         let window = max(1, filesAtOnce)
         async let copyFailures = copy(plan.copies)
