@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+package import Darwin
 #elseif canImport(Glibc)
-import Glibc
+package import Glibc
 #elseif canImport(Musl)
-import Musl
+package import Musl
 #endif
 
 /// A value only reachable while holding a mutex: what makes ``ImageCacheStore`` and
@@ -14,14 +14,17 @@ import Musl
 /// way; `ImgCache` does not depend on NIO, and `Synchronization.Mutex` needs macOS 15, where the
 /// package supports macOS 13). With an `NSLock` it took three (the box, the lock, the lock's
 /// mutex), and a download makes several of these per image.
+///
+/// `@inlinable`, so that each layer's locks are specialised for their values: called across
+/// modules unspecialised, every lock looked up its generic metadata at run time.
 package struct ThreadLocked<Value>: @unchecked Sendable {
-    private let storage: Storage
+    @usableFromInline let storage: Storage
 
-    package init(_ value: Value) {
+    @inlinable package init(_ value: Value) {
         storage = Storage.make(value)
     }
 
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    @inlinable package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in
             Storage.check(pthread_mutex_lock(mutex), "pthread_mutex_lock")
             defer { Storage.check(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
@@ -32,8 +35,8 @@ package struct ThreadLocked<Value>: @unchecked Sendable {
     /// The value as the header, the mutex as the one element. A POSIX mutex on every platform,
     /// Darwin's included (where `NSLock` is one too), so that the code Apple platforms run is the
     /// code the tests run here.
-    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
-        static func make(_ value: Value) -> Storage {
+    @usableFromInline final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        @usableFromInline static func make(_ value: Value) -> Storage {
             let buffer = create(minimumCapacity: 1) { _ in value }
             let storage = unsafeDowncast(buffer, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { mutex in
@@ -44,7 +47,7 @@ package struct ThreadLocked<Value>: @unchecked Sendable {
         }
 
         /// Stops on a mutex call's failure, which only misuse (or memory corruption) causes.
-        static func check(_ failure: Int32, _ call: StaticString) {
+        @usableFromInline static func check(_ failure: Int32, _ call: StaticString) {
             precondition(failure == 0, "\(call) failed: \(failure)")
         }
 

@@ -1,8 +1,10 @@
+// `@inlinable`: the layers above call these in their scanning loops, from other modules, where a call that is
+// not inlined (and a generic one not specialised) costs more than the work itself.
 extension UnsafeBufferPointer<UInt8> {
     /// The offset of the first `byte` in `start..<end`, or `end` when there is none: eight bytes
     /// per step, since the text between tags, style sheets and attribute values (inline images,
     /// long `style`s and `srcset`s) run to megabytes.
-    package func firstOffset(of byte: UInt8, from start: Int, before end: Int) -> Int {
+    @inlinable package func firstOffset(of byte: UInt8, from start: Int, before end: Int) -> Int {
         guard let base = baseAddress else { return end }
         let raw = UnsafeRawPointer(base)
         var p = start
@@ -16,7 +18,7 @@ extension UnsafeBufferPointer<UInt8> {
 
     /// The offset of the first `byte` or `other` in `start..<end`, or `end` when there is neither:
     /// as ``firstOffset(of:from:before:)``, for where a URL's path ends (`?` or `#`).
-    package func firstOffset(of byte: UInt8, or other: UInt8, from start: Int, before end: Int) -> Int {
+    @inlinable package func firstOffset(of byte: UInt8, or other: UInt8, from start: Int, before end: Int) -> Int {
         guard let base = baseAddress else { return end }
         let raw = UnsafeRawPointer(base)
         var p = start
@@ -30,7 +32,7 @@ extension UnsafeBufferPointer<UInt8> {
     }
 
     /// Whether every byte is ASCII (below 0x80), eight at a time.
-    package var isASCII: Bool {
+    @inlinable package var isASCII: Bool {
         guard let base = baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
         var p = 0
