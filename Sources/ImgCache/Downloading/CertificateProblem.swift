@@ -25,7 +25,7 @@ public struct CertificateProblem: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether trusting another CA (`--cacert`, `CertificateTrust`) could make it go away.
-    public var mayBeFixedByTrustingItsCA: Bool {
+    package var mayBeFixedByTrustingItsCA: Bool {
         kind == .untrustedIssuer || kind == .unverified
     }
 }

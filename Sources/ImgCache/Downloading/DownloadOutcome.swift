@@ -28,7 +28,7 @@ public struct DownloadOutcome: Sendable, Hashable {
     public let failure: DownloadFailure?
 
     /// Whether the image is in the cache now.
-    public var isCached: Bool { status == .cached || status == .downloaded || status == .revalidated }
+    package var isCached: Bool { status == .cached || status == .downloaded || status == .revalidated }
 
     /// Creates an outcome.
     init(url: String, localName: String, status: DownloadStatus, byteCount: Int = 0, contentType: String? = nil,

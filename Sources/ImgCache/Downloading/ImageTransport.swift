@@ -70,7 +70,7 @@ public struct TransportResponse: Sendable {
     }
 
     /// The first value of a header, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
@@ -121,7 +121,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether trying again may help (connection failures and time-outs).
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         switch self {
         case .timedOut, .connection: true
         case .tooLarge, .invalidRequest, .invalidResponse, .certificate, .deniedAddress, .overBudget: false

@@ -21,8 +21,8 @@ public enum ImageEvent: Sendable, Hashable {
 
 extension Notification.Name {
     /// Posted by a ``RefreshNotifier`` when the page should be reloaded. The notification's
-    /// `object` is the notifier; its `userInfo` holds the ``RefreshSummary`` under
-    /// ``RefreshNotifier/summaryUserInfoKey`` (read it with `Notification.refreshSummary`).
+    /// `object` is the notifier; it carries the ``RefreshSummary``, which
+    /// `Notification.refreshSummary` reads.
     public static let imgcacheRefresh = Notification.Name("imgcacheRefresh")
 }
 

@@ -8,7 +8,7 @@ public struct FailedImage: Sendable, Codable, Hashable {
     public let failure: DownloadFailure
 
     /// Why it failed, in words.
-    public var reason: String { failure.description }
+    package var reason: String { failure.description }
 
     /// Creates a failure record.
     init(url: String, localName: String, failure: DownloadFailure) {
@@ -71,7 +71,7 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
     /// revalidated and cached images transferred no image bytes).
     public var bytes: Int
     /// The work the refresh waited for that was still under way when it fired: network requests
-    /// not finished and ``RefreshHold``s not released. 0 except for a ``RefreshReason/maxWait``
+    /// not finished and pages not yet written again. 0 except for a ``RefreshReason/maxWait``
     /// progress refresh. Not ``LocalizationSession/outstandingCount``, which counts images
     /// (queued ones too) and no holds.
     public var underWay: Int
@@ -110,7 +110,7 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
     }
 
     /// The number of images that finished in this burst, whatever the outcome.
-    public var finished: Int { downloaded + revalidated + cached + skipped + failed.count }
+    package var finished: Int { downloaded + revalidated + cached + skipped + failed.count }
 
     /// ``elapsed`` in seconds.
     package var elapsedSeconds: Double {
