@@ -55,7 +55,7 @@ public final class CurlTransport: ImageTransport {
     ///   when a CA file or folder cannot be read or holds no certificate.
     public convenience init(
         trust: CertificateTrust = .system,
-        proxy: ProxySettings = .direct,
+        proxy: ProxySettings = ProxySettings(),
         connectTimeout: Duration = .seconds(10),
         readTimeout: Duration = .seconds(30)
     ) throws {

@@ -65,7 +65,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     ///   - maxConnectionsPerHost: how many HTTP/1.1 connections to one host the pool keeps open at
     ///     once (HTTP/2 uses one connection per host).
     public convenience init(
-        proxy: ProxySettings = .direct,
+        proxy: ProxySettings = ProxySettings(),
         connectTimeout: Duration = .seconds(10),
         readTimeout: Duration = .seconds(30),
         maxConnectionsPerHost: Int = 16
@@ -85,7 +85,7 @@ public final class AsyncHTTPClientTransport: ImageTransport {
     /// - Throws: ``CertificateTrustError`` when a CA file or folder cannot be read or holds no certificate.
     public convenience init(
         trust: CertificateTrust,
-        proxy: ProxySettings = .direct,
+        proxy: ProxySettings = ProxySettings(),
         connectTimeout: Duration = .seconds(10),
         readTimeout: Duration = .seconds(30),
         maxConnectionsPerHost: Int = 16

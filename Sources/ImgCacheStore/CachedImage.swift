@@ -1,7 +1,8 @@
 public import Foundation
 
 /// An image in the cache, as an app sees it: what it was fetched from, where it is, what it is,
-/// and when it was fetched and used.
+/// and when it was fetched. (The validators it is revalidated with and when it was last used,
+/// which eviction goes by, are the cache's own business.)
 public struct CachedImage: Sendable, Hashable {
     /// The image's URL without its fragment.
     public let url: String
@@ -12,13 +13,13 @@ public struct CachedImage: Sendable, Hashable {
     /// The image's length in bytes.
     public let byteCount: Int
     /// The `ETag` the server sent, for revalidation.
-    public let etag: String?
+    package let etag: String?
     /// The `Last-Modified` the server sent, for revalidation.
-    public let lastModified: String?
+    package let lastModified: String?
     /// When the bytes were fetched, or last confirmed unchanged: freshness counts from here.
     public let fetchedAt: Date
     /// When the image was last stored or used; eviction removes the least recently used first.
-    public let lastUsedAt: Date
+    package let lastUsedAt: Date
 
     init(_ metadata: CacheEntryMetadata) {
         url = metadata.url

@@ -41,7 +41,7 @@ public final class ImageCacheStore: Sendable {
     /// How URLs map to file names.
     public let naming: LocalImageNaming
     /// Freshness and size limits.
-    public let policy: CachePolicy
+    package let policy: CachePolicy
 
     /// `markUsed` records no use of an entry whose recorded last use is more recent than this:
     /// LRU order does not need finer grain, and a page showing the same image many times should

@@ -5,6 +5,10 @@ public import Foundation
 
 /// An absolute URL parsed and serialised as browsers do (WHATWG URL Standard).
 ///
+/// What an app does with one is make it from text (``init(_:relativeTo:queryEncoding:)``) and hand
+/// it to the library; its text is ``description``, its host ``host`` (as
+/// ``DownloadPolicy/allowedHosts`` compares hosts), and ``foundationURL`` has the other parts.
+///
 /// Two values are equal when their serialisations are equal, as the standard's URL
 /// equivalence prescribes.
 public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
@@ -15,19 +19,19 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The scheme, lower-cased and without the trailing `:`.
-    public let scheme: String
+    package let scheme: String
     /// The percent-encoded username; empty when absent.
     package let username: String
     /// The percent-encoded password; empty when absent.
     package let password: String
     /// The port, or nil when absent or equal to the scheme's default port.
-    public let port: Int?
+    package let port: Int?
     /// The percent-encoded query without the leading `?`, or nil when there is none.
-    public let query: String?
+    package let query: String?
     /// The percent-encoded fragment without the leading `#`, or nil when there is none.
-    public let fragment: String?
+    package let fragment: String?
     /// The serialised URL (what a browser's `href` gives).
-    public let serialized: String
+    package let serialized: String
 
     let hostValue: Host?
     let pathValue: Path
@@ -106,7 +110,7 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     public var host: String? { hostValue?.serialized }
 
     /// The serialised path: `/`-joined segments, or the opaque path as is.
-    public var path: String {
+    package var path: String {
         switch pathValue {
         case .opaque(let path):
             return path
@@ -136,9 +140,9 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     package var isSpecial: Bool { Self.isSpecialScheme(scheme) }
 
     /// Whether the scheme is http or https.
-    public var isHTTP: Bool { scheme == "http" || scheme == "https" }
+    package var isHTTP: Bool { scheme == "http" || scheme == "https" }
 
-    /// The serialised URL; same as ``serialized``.
+    /// The serialised URL (what a browser's `href` gives).
     public var description: String { serialized }
 
     /// The serialised URL without its fragment.

@@ -1,7 +1,7 @@
 /// Why a server's TLS certificate was refused: what kind of problem, and the particulars in words.
-public struct CertificateProblem: Sendable, Hashable, CustomStringConvertible {
+public struct CertificateProblem: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The kinds of problem, for a program to act on.
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// The chain does not lead to a trusted CA (a company's or a test server's CA, a
         /// self-signed certificate): trusting that CA is the remedy.
         case untrustedIssuer
@@ -25,7 +25,7 @@ public struct CertificateProblem: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether trusting another CA (`--cacert`, `CertificateTrust`) could make it go away.
-    public var mayBeFixedByTrustingItsCA: Bool {
+    package var mayBeFixedByTrustingItsCA: Bool {
         kind == .untrustedIssuer || kind == .unverified
     }
 }

@@ -3,11 +3,13 @@ import Foundation
 /// Why an image (or a page) could not be fetched, or was not attempted.
 ///
 /// Each case reads as one line for a person (``description``): that line is what the manifest,
-/// `--events` and the command line's messages show.
+/// `--events` and the command line's messages show. `Codable`: each case is written under its own
+/// name with its particulars, and read back as the same case (a ``FailedImage`` of a
+/// ``RefreshSummary`` round-trips through JSON); a name the decoder does not know is a decoding error.
 ///
 /// Indirect, so that an outcome holding none costs a pointer's room: a run keeps every image's
 /// outcome until its manifest is written (100,000 of them when a cache is filled).
-public indirect enum DownloadFailure: Error, Sendable, Hashable, CustomStringConvertible {
+public indirect enum DownloadFailure: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The URL is not an http(s) URL, or names a kind of file that is not an image (a script, a page).
     case notAnImageURL
     /// Not attempted: its host is not on the allow-list (``DownloadPolicy/allowedHosts``).
@@ -44,8 +46,10 @@ public indirect enum DownloadFailure: Error, Sendable, Hashable, CustomStringCon
     /// The image came in but the cache could not store it (`revalidating`: could not record a
     /// `304 Not Modified`); `reason` is the cache's error in words.
     case storage(reason: String, revalidating: Bool)
-    /// Anything else, in words.
-    case other(String)
+    /// The transport threw an error that is neither a ``TransportError`` nor a `CancellationError`,
+    /// which ``ImageTransport/send(_:)`` promises: `type` is the error's type
+    /// (`String(reflecting:)`), `description` what it says of itself. Not retried.
+    case undeclaredTransportError(type: String, description: String)
 
     /// One line for a person: "HTTP 404", "not an image: text/html (512 bytes)", "TLS certificate
     /// of example.com refused: expired on 2021-01-01", "timed out after 30 s".
@@ -68,7 +72,7 @@ public indirect enum DownloadFailure: Error, Sendable, Hashable, CustomStringCon
         case .retriesExhausted(let last, let attempts): "\(last) (after \(attempts) attempts)"
         case .noTimeToRetry(let last): "\(last) (no time left to retry)"
         case .storage(let reason, let revalidating): revalidating ? "could not update the cache: \(reason)" : "could not cache it: \(reason)"
-        case .other(let text): text
+        case .undeclaredTransportError(let type, let description): "\(description) (\(type), which the transport does not declare)"
         }
     }
 

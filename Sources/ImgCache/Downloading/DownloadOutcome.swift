@@ -16,23 +16,25 @@ public enum DownloadStatus: String, Sendable, Codable, Hashable {
 public struct DownloadOutcome: Sendable, Hashable {
     /// The image's absolute URL.
     public let url: String
-    /// Its file name in the cache folder.
-    public let localName: String
+    /// Its file name in the cache folder; nil when its URL could not be named (not an image URL,
+    /// or one that names no format whose bytes never came).
+    public let localName: String?
     /// What happened.
     public let status: DownloadStatus
     /// The size of the cached bytes (0 when failed or skipped).
     public let byteCount: Int
     /// The `Content-Type` the server gave.
     public let contentType: String?
-    /// Why it failed or was skipped.
+    /// Why it failed or was skipped; never nil when it failed.
     public let failure: DownloadFailure?
 
     /// Whether the image is in the cache now.
-    public var isCached: Bool { status == .cached || status == .downloaded || status == .revalidated }
+    package var isCached: Bool { status == .cached || status == .downloaded || status == .revalidated }
 
     /// Creates an outcome.
-    init(url: String, localName: String, status: DownloadStatus, byteCount: Int = 0, contentType: String? = nil,
+    init(url: String, localName: String?, status: DownloadStatus, byteCount: Int = 0, contentType: String? = nil,
                 failure: DownloadFailure? = nil) {
+        precondition(status != .failed || failure != nil, "a failed outcome names its failure")
         self.url = url
         self.localName = localName
         self.status = status

@@ -74,7 +74,7 @@ public struct DownloadPolicy: Sendable {
     }
 
     /// Whether `url`'s host may be downloaded from.
-    public func allows(_ url: BrowserURL) -> Bool {
+    package func allows(_ url: BrowserURL) -> Bool {
         guard let allowedHosts else { return true }
         return url.host.map { allowedHosts.contains($0.lowercased()) } ?? false
     }

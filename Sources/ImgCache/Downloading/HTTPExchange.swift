@@ -120,7 +120,7 @@ struct HTTPExchange: Sendable {
         case .failure(is CancellationError):
             return machine.cancelled()
         case .failure(let error):
-            return .fail(.other("\(error)"))
+            return .fail(.undeclaredTransportError(type: String(reflecting: type(of: error)), description: "\(error)"))
         }
     }
 

@@ -12,7 +12,7 @@ public enum HTTPVersion: String, Sendable, Hashable, CaseIterable, CustomStringC
     case http3 = "HTTP/3"
 
     /// Whether requests share one connection as concurrent streams.
-    public var multiplexes: Bool { self != .http1 }
+    package var multiplexes: Bool { self != .http1 }
 
     /// "HTTP/2"
     public var description: String { rawValue }

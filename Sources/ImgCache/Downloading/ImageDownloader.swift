@@ -332,7 +332,7 @@ final class ImageDownloader: Sendable {
     }
 
     private func cancelledOutcome(for url: BrowserURL) -> DownloadOutcome {
-        DownloadOutcome(url: url.serializedWithoutFragment, localName: store.naming.localName(for: url) ?? "",
+        DownloadOutcome(url: url.serializedWithoutFragment, localName: store.naming.localName(for: url),
                         status: .failed, failure: .cancelled)
     }
 
@@ -405,11 +405,11 @@ final class ImageDownloader: Sendable {
     private func refusal(of image: ImageToFetch) -> DownloadOutcome? {
         let url = image.url
         guard Self.mayBeImage(url, naming: store.naming) else {
-            return DownloadOutcome(url: url.serializedWithoutFragment, localName: "", status: .failed, failure: .notAnImageURL)
+            return DownloadOutcome(url: url.serializedWithoutFragment, localName: nil, status: .failed, failure: .notAnImageURL)
         }
         guard policy.allows(url) else {
             let urlName = image.urlName ?? store.naming.localName(for: url)
-            return Self.outcome(of: url.serializedWithoutFragment, localName: urlName ?? "", .skipped,
+            return Self.outcome(of: url.serializedWithoutFragment, localName: urlName, .skipped,
                                 failure: .hostNotAllowed(host: url.host ?? ""))
         }
         return nil
@@ -604,8 +604,8 @@ final class ImageDownloader: Sendable {
         let urlString: String
         /// The name its URL gives it; nil when only its bytes can (see ``ImageToFetch``).
         let urlName: String?
-        /// The name of its outcome until it is stored: its URL's, else a stale copy's, else "".
-        let localName: String
+        /// The name of its outcome until it is stored: its URL's, else a stale copy's, else none.
+        let localName: String?
         /// The stale copy being revalidated, if any.
         let stale: CacheEntryMetadata?
         /// Its requests' headers (``ImageDownloader/requestHeaders(revalidating:)``).
@@ -623,8 +623,7 @@ final class ImageDownloader: Sendable {
             urlString = url.serializedWithoutFragment
             self.urlName = urlName
             self.stale = stale
-            let name = urlName ?? ""
-            localName = name.isEmpty ? stale?.localName ?? "" : name
+            localName = [urlName, stale?.localName].lazy.compactMap { $0 }.first { !$0.isEmpty }
             self.headers = headers
             callerGaveUp = fetch.callerGaveUp
             self.cancellation = cancellation
@@ -662,7 +661,7 @@ final class ImageDownloader: Sendable {
     }
 
     /// An image's outcome: named as its stored entry is, else as `localName`.
-    private static func outcome(of url: String, localName: String, _ status: DownloadStatus,
+    private static func outcome(of url: String, localName: String?, _ status: DownloadStatus,
                                 _ metadata: CacheEntryMetadata? = nil, failure: DownloadFailure? = nil) -> DownloadOutcome {
         DownloadOutcome(url: url, localName: metadata?.localName ?? localName, status: status,
                         byteCount: metadata?.byteCount ?? 0, contentType: metadata?.contentType, failure: failure)

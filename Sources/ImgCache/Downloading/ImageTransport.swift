@@ -70,13 +70,13 @@ public struct TransportResponse: Sendable {
     }
 
     /// The first value of a header, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
 
 /// Why a transport could not deliver a response.
-public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum TransportError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The deadline passed before the response was complete; `phase` says what stalled, when
     /// the transport knows.
     case timedOut(phase: TimeoutPhase?)
@@ -121,7 +121,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether trying again may help (connection failures and time-outs).
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         switch self {
         case .timedOut, .connection: true
         case .tooLarge, .invalidRequest, .invalidResponse, .certificate, .deniedAddress, .overBudget: false
@@ -145,7 +145,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Any other type that keeps this contract works too.
 public protocol ImageTransport: Sendable {
     /// Sends one GET and returns the response without following redirects.
-    /// - Throws: `TransportError`; `CancellationError` when the task is cancelled.
+    /// - Throws: `TransportError`; `CancellationError` when the task is cancelled. Any other error
+    ///   fails the image with ``DownloadFailure/undeclaredTransportError(type:description:)``.
     func send(_ request: TransportRequest) async throws -> TransportResponse
 
     /// Releases connections and threads; called once, when the transport is no longer needed.

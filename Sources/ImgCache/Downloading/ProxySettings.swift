@@ -3,8 +3,8 @@ import ImgCacheURLs
 
 /// Which HTTP proxy, if any, a request goes through.
 ///
-/// Built from the conventional environment variables (``fromEnvironment(_:)``) or from one proxy
-/// given on the command line (``init(proxy:)``), then asked per URL (`proxy(for:)`) because
+/// Built from the conventional environment variables (``fromEnvironment(_:)``) or from the proxies
+/// themselves (``init(httpProxy:httpsProxy:noProxy:)``), then asked per URL (`proxy(for:)`) because
 /// `no_proxy` exempts some hosts. Only plain-HTTP proxies are supported: `https` URLs reach them
 /// through a `CONNECT` tunnel. Credentials in a proxy URL are ignored.
 public struct ProxySettings: Sendable, Hashable {
@@ -30,7 +30,7 @@ public struct ProxySettings: Sendable, Hashable {
     var exemptions: [NoProxyRule]
 
     /// No proxy at all: every request connects directly.
-    public static let direct = ProxySettings()
+    package static let direct = ProxySettings()
 
     /// Creates settings from explicit proxies and `no_proxy`-style exemptions (e.g.
     /// `["localhost", ".internal.example", "10.0.0.1:8080"]`).
@@ -40,11 +40,12 @@ public struct ProxySettings: Sendable, Hashable {
         self.exemptions = noProxy.compactMap { NoProxyRule(Substring($0)) }
     }
 
-    /// One proxy for both `http` and `https` URLs, with no exemptions: what `--proxy` gives.
+    /// One proxy for both `http` and `https` URLs, with no exemptions: what `--proxy` gives (an
+    /// app passes the same endpoint as both proxies).
     ///
     /// Accepts `http://host:port`, `http://host` (port 80) and `host:port`; nil for anything else,
     /// including `https://` and `socks5://` proxies, which are not supported.
-    public init?(proxy: String) {
+    package init?(proxy: String) {
         guard let endpoint = Self.parseProxy(proxy) else { return nil }
         self.init(httpProxy: endpoint, httpsProxy: endpoint)
     }

@@ -1,5 +1,5 @@
 /// Where an exchange stood when its deadline passed: what stalled.
-public enum TimeoutPhase: Sendable, Hashable, CustomStringConvertible {
+public enum TimeoutPhase: Sendable, Hashable, Codable, CustomStringConvertible {
     /// No connection yet: the name lookup, the TCP or TLS handshake, or the proxy.
     case connecting
     /// Connected and the request sent; no response head yet.

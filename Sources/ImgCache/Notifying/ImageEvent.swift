@@ -3,8 +3,8 @@ public import Foundation
 /// Something a ``RefreshNotifier`` reports to its subscribers, callback and (for refreshes)
 /// notification center.
 public enum ImageEvent: Sendable, Hashable {
-    /// A network request for an image began.
-    case started(url: String, localName: String)
+    /// A network request for an image began; `localName` is nil while only its bytes can name it.
+    case started(url: String, localName: String?)
     /// An image is done and did not fail: downloaded, revalidated, cached or skipped.
     case finished(DownloadOutcome)
     /// An image could not be fetched (its outcome's status is ``DownloadStatus/failed``).
@@ -21,8 +21,8 @@ public enum ImageEvent: Sendable, Hashable {
 
 extension Notification.Name {
     /// Posted by a ``RefreshNotifier`` when the page should be reloaded. The notification's
-    /// `object` is the notifier; its `userInfo` holds the ``RefreshSummary`` under
-    /// ``RefreshNotifier/summaryUserInfoKey`` (read it with `Notification.refreshSummary`).
+    /// `object` is the notifier; it carries the ``RefreshSummary``, which
+    /// `Notification.refreshSummary` reads.
     public static let imgcacheRefresh = Notification.Name("imgcacheRefresh")
 }
 

@@ -8,7 +8,7 @@ import ImgCacheSupport
 /// downloader's `onEvent`; a ``LocalizationSession`` does this for you); it follows the network
 /// requests under way and fires a ``ImageEvent/refresh(_:)`` with a ``RefreshSummary``:
 ///
-/// - **Debounce.** A refresh fires once no request has been under way (and no ``hold()`` held)
+/// - **Debounce.** A refresh fires once no request has been under way (and no `hold()` held)
 ///   for `debounce` (2 s by default). A download that starts during that interval cancels it;
 ///   the last one finishing re-arms it. So a burst of downloads gives one refresh, not
 ///   one per image, and a later burst gives a later refresh. With a zero debounce the refresh
@@ -19,8 +19,8 @@ import ImgCacheSupport
 ///   never cause a refresh (they are counted in the next refresh that does fire, and they
 ///   neither delay nor cancel a pending one).
 /// - **Holds.** Work the coming refresh must include that is not a download (a page written
-///   again once its images are in) takes a ``RefreshHold`` with ``hold()``: the refresh waits for
-///   its ``RefreshHold/release(rewrittenPage:)`` as it waits for a download.
+///   again once its images are in) takes a `RefreshHold` with `hold()`: the refresh waits for
+///   its release as it waits for a download. The session takes them; they are not for apps.
 /// - **Maximum wait** (off by default). With `maxWait`, a refresh is never put off for longer
 ///   than that after the burst's first network request or the previous refresh: during a long
 ///   stream of downloads a ``RefreshReason/maxWait`` progress refresh fires every `maxWait`,
@@ -45,7 +45,7 @@ import ImgCacheSupport
 public final class RefreshNotifier: Sendable {
     /// The `userInfo` key under which an `Notification.Name.imgcacheRefresh`
     /// notification carries its ``RefreshSummary``.
-    public static let summaryUserInfoKey = "summary"
+    package static let summaryUserInfoKey = "summary"
 
     /// How long nothing must be under way before a refresh fires.
     package let debounce: Duration
@@ -131,7 +131,7 @@ public final class RefreshNotifier: Sendable {
     /// reloads that is not a download, such as a page written again once its images are in.
     /// Counted like a request under way (the debounce starts when the last hold is released),
     /// but no image event. Release every hold exactly once; a second release does nothing.
-    public func hold() -> RefreshHold {
+    package func hold() -> RefreshHold {
         takeInput { state, _ in
             state.underWay += 1
             state.quietDeadline = nil
@@ -505,8 +505,8 @@ private struct NotifierState {
     }
 }
 
-/// A refresh held back by ``RefreshNotifier/hold()`` until ``release(rewrittenPage:)``.
-public final class RefreshHold: Sendable {
+/// A refresh held back by `RefreshNotifier.hold()` until ``release(rewrittenPage:)``.
+package final class RefreshHold: Sendable {
     private let notifier: RefreshNotifier
     private let released = ThreadLocked(false)
 
@@ -517,7 +517,7 @@ public final class RefreshHold: Sendable {
     /// Lets the refresh go ahead; `rewrittenPage` is the path of a page written again while the
     /// hold lasted, which the refresh lists (``RefreshSummary/rewrittenPages``). Only the first
     /// call counts.
-    public func release(rewrittenPage: String? = nil) {
+    package func release(rewrittenPage: String? = nil) {
         let first = released.withLock { done in
             defer { done = true }
             return !done

@@ -1,40 +1,48 @@
 /// An image that could not be fetched, as reported in a ``RefreshSummary``.
+///
+/// In JSON: `url`, `localName` (`""` when the URL could not be named), `reason` (the failure in
+/// words, for a person or a script) and `failure` (the typed ``DownloadFailure``, which decoding
+/// reads back).
 public struct FailedImage: Sendable, Codable, Hashable {
     /// The image's absolute URL.
     public let url: String
-    /// Its file name in the cache folder ("" when the URL could not be named).
-    public let localName: String
+    /// Its file name in the cache folder; nil when the URL could not be named.
+    public let localName: String?
     /// Why it failed.
     public let failure: DownloadFailure
 
     /// Why it failed, in words.
-    public var reason: String { failure.description }
+    package var reason: String { failure.description }
 
     /// Creates a failure record.
-    init(url: String, localName: String, failure: DownloadFailure) {
+    init(url: String, localName: String?, failure: DownloadFailure) {
         self.url = url
         self.localName = localName
         self.failure = failure
     }
 
     private enum CodingKeys: String, CodingKey {
-        case url, localName, reason
+        case url, localName, reason, failure
     }
 
-    /// Encodes the URL, the local name and the reason in words.
+    /// Encodes the URL, the local name, the reason in words and the typed failure.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(url, forKey: .url)
-        try container.encode(localName, forKey: .localName)
+        try container.encode(localName ?? "", forKey: .localName)
         try container.encode(reason, forKey: .reason)
+        try container.encode(failure, forKey: .failure)
     }
 
-    /// Decodes what `encode(to:)` wrote; the reason comes back as ``DownloadFailure/other(_:)``.
+    /// Decodes what `encode(to:)` wrote: the failure is the typed one, never rebuilt from its words
+    /// (which do not hold all of it). JSON without it, or with a failure this version does not
+    /// know, is a `DecodingError`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         url = try container.decode(String.self, forKey: .url)
-        localName = try container.decode(String.self, forKey: .localName)
-        failure = .other(try container.decode(String.self, forKey: .reason))
+        let localName = try container.decode(String.self, forKey: .localName)
+        self.localName = localName.isEmpty ? nil : localName
+        failure = try container.decode(DownloadFailure.self, forKey: .failure)
     }
 }
 
@@ -71,7 +79,7 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
     /// revalidated and cached images transferred no image bytes).
     public var bytes: Int
     /// The work the refresh waited for that was still under way when it fired: network requests
-    /// not finished and ``RefreshHold``s not released. 0 except for a ``RefreshReason/maxWait``
+    /// not finished and pages not yet written again. 0 except for a ``RefreshReason/maxWait``
     /// progress refresh. Not ``LocalizationSession/outstandingCount``, which counts images
     /// (queued ones too) and no holds.
     public var underWay: Int
@@ -110,7 +118,7 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
     }
 
     /// The number of images that finished in this burst, whatever the outcome.
-    public var finished: Int { downloaded + revalidated + cached + skipped + failed.count }
+    package var finished: Int { downloaded + revalidated + cached + skipped + failed.count }
 
     /// ``elapsed`` in seconds.
     package var elapsedSeconds: Double {
@@ -130,8 +138,8 @@ public struct RefreshSummary: Sendable, Codable, Hashable {
         case .skipped:
             skipped += 1
         case .failed:
-            failed.append(FailedImage(url: outcome.url, localName: outcome.localName,
-                                      failure: outcome.failure ?? .other("unknown error")))
+            guard let failure = outcome.failure else { preconditionFailure("a failed outcome names its failure") }
+            failed.append(FailedImage(url: outcome.url, localName: outcome.localName, failure: failure))
         }
     }
 }

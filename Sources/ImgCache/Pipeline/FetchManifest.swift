@@ -2,26 +2,31 @@ public import Foundation
 import ImgCacheSupport
 import ImgCacheMarkup
 
-/// What `imgcache fetch` did, written beside the pages as JSON.
+/// What `imgcache fetch` did, written beside the pages as JSON (`imgcache-manifest.json`).
+///
+/// An app that ships a site the command localised reads it back with `JSONDecoder` (dates
+/// `.iso8601`) for its ``images`` map: which image is in ``cacheDirectory``, under what name. The
+/// per-page records are the command's report; an app that localises pages itself has the same in
+/// each ``FileLocalization``.
 public struct FetchManifest: Sendable, Codable {
     /// One page or stylesheet that was processed.
-    public struct Page: Sendable, Codable {
+    package struct Page: Sendable, Codable {
         /// The input: a file path or a URL.
-        public var input: String
+        package var input: String
         /// `page` or `stylesheet`.
-        public var kind: SiteFileKind
+        package var kind: SiteFileKind
         /// Where the rewritten file was written.
-        public var output: String
+        package var output: String
         /// The URL relative references were resolved against, if any (a stylesheet's own URL).
-        public var pageURL: String?
+        package var pageURL: String?
         /// One entry per image reference in the file, in document order.
-        public var references: [Entry]
+        package var references: [Entry]
         /// The absolute URLs of the stylesheets a page links (`<link rel=stylesheet>`), when it
         /// links any; their images are listed under their own records.
-        public var stylesheets: [String]?
+        package var stylesheets: [String]?
         /// For a page, whether its URLs that are not images were made absolute (``OtherURLs``)
         /// or left as written; nil for a stylesheet.
-        public var absoluteLinks: Bool?
+        package var absoluteLinks: Bool?
 
         /// Creates a record.
         init(input: String, kind: SiteFileKind = .page, output: String, pageURL: String?,
@@ -37,29 +42,29 @@ public struct FetchManifest: Sendable, Codable {
     }
 
     /// One image reference and what became of its image.
-    public struct Entry: Sendable, Codable {
+    package struct Entry: Sendable, Codable {
         /// The reference's kind (`img-src`, `style-attribute`, …).
-        public var kind: String
+        package var kind: String
         /// The URL as the page wrote it.
-        public var original: String
+        package var original: String
         /// The absolute URL.
-        public var url: String?
+        package var url: String?
         /// The path the page now uses, when rewritten.
-        public var localPath: String?
+        package var localPath: String?
         /// `cached`, `downloaded`, `revalidated`, `failed` or `skipped`.
-        public var status: DownloadStatus
+        package var status: DownloadStatus
         /// Size of the cached image.
-        public var bytes: Int
+        package var bytes: Int
         /// The server's `Content-Type`.
-        public var contentType: String?
+        package var contentType: String?
         /// Why it failed or was skipped.
-        public var error: String?
+        package var error: String?
         /// The image's file name inside the cache folder, when it is there.
-        public var localName: String?
+        package var localName: String?
         /// For a candidate of a responsive image, when pages are read for devices: the devices
         /// that show it (``ImageReference/shownOn``); empty when none does (it is then not fetched
         /// for this reference, and the page no longer offers it).
-        public var shownOn: [String]?
+        package var shownOn: [String]?
 
         /// Creates an entry.
         init(kind: String, original: String, url: String?, localPath: String?, status: DownloadStatus, bytes: Int,
@@ -81,8 +86,9 @@ public struct FetchManifest: Sendable, Codable {
     public var generatedAt: Date
     /// The cache folder.
     public var cacheDirectory: String
-    /// The pages and stylesheets, in the order given (a site folder's files by path).
-    public var pages: [Page]
+    /// The pages and stylesheets, in the order given (a site folder's files by path): what the
+    /// command line reports of each, and what ``FileLocalization`` gives an app that localises them itself.
+    package var pages: [Page]
     /// The site-wide map: every image that is in the cache, by absolute URL, to its file name
     /// inside ``cacheDirectory`` (a path, with `--fan-out`). An app can load it to serve the
     /// images through a custom URL scheme or to check what is cached.

@@ -6,7 +6,7 @@ import ImgCacheMarkup
 /// anywhere), and what its relative references resolve against.
 public struct LocalizationInput: Sendable {
     /// Where the file's bytes come from.
-    public enum Source: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         /// A file on disk.
         case file(String)
         /// A page or stylesheet fetched over http(s); its final URL (after redirects) is its base.
@@ -19,7 +19,7 @@ public struct LocalizationInput: Sendable {
     /// with the file's path.
     public let name: String
     /// Where it is read from.
-    public let source: Source
+    package let source: Source
     /// Where the rewritten file is written; nil: nowhere (the result carries it,
     /// ``FileLocalization/page``).
     public let output: String?
@@ -60,7 +60,7 @@ public struct LocalizationInput: Sendable {
     /// A file or http(s) URL given on its own: written to `<out>/<its name>` (for a URL, its last
     /// path segment, or `index.html`), a stylesheet when its path ends in `.css`, resolved against
     /// `baseURL` (a URL: against where it is loaded from).
-    public static func single(_ argument: String, out: String, baseURL: BrowserURL?) -> LocalizationInput {
+    package static func single(_ argument: String, out: String, baseURL: BrowserURL?) -> LocalizationInput {
         let remote = BrowserURL(argument).flatMap { $0.isHTTP ? $0 : nil }
         let isStylesheet = SiteTree.kind(ofPath: BrowserURL(argument)?.path ?? argument) == .stylesheet
         return LocalizationInput(name: argument, source: remote.map(Source.url) ?? .file(argument),
@@ -83,7 +83,7 @@ public struct LocalizationInput: Sendable {
 }
 
 /// A file of a site folder that is neither a page nor a stylesheet: copied to `output` as it is.
-public struct SiteFileCopy: Sendable {
+package struct SiteFileCopy: Sendable {
     /// The file in the site folder.
     package let source: String
     /// Where the copy goes.

@@ -9,7 +9,7 @@ public struct LocalizationPlan: Sendable {
     /// Pages and stylesheets, in the order given (a folder's files sorted by path).
     public var inputs: [LocalizationInput] = []
     /// Site files copied as they are.
-    public var copies: [SiteFileCopy] = []
+    package var copies: [SiteFileCopy] = []
     /// The site folders among the arguments.
     package var sites: [SiteTree] = []
 

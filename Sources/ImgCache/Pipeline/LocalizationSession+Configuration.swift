@@ -18,11 +18,9 @@ extension LocalizationSession {
         /// session writes refer to the cache by the path from their own folder, unless
         /// ``RewriteOptions/referenceStyle`` is a URL prefix.
         public var rewriting: RewriteOptions
-        /// The devices pages are localised for (``RewriteOptions/devices``, which this reads and
-        /// sets): of each responsive image, only the candidates they show are fetched and kept in
-        /// the page. Empty: every candidate. ``OfflinePageLoader`` sets the screen it runs on
-        /// when none is given.
-        public var devices: [DeviceProfile] {
+        /// The devices pages are localised for: ``RewriteOptions/devices`` of ``rewriting``, the
+        /// one place it is set.
+        package var devices: [DeviceProfile] {
             get { rewriting.devices }
             set { rewriting.devices = newValue }
         }

@@ -25,7 +25,7 @@ public final class LocalizationSession: Sendable {
     /// What the session was built from.
     public let configuration: Configuration
     /// The cache the images go into.
-    public var store: ImageCacheStore { configuration.store }
+    package var store: ImageCacheStore { configuration.store }
     /// Announces `started`, `finished`, `failed` and the debounced `refresh`.
     public let notifier: RefreshNotifier
     let downloader: ImageDownloader

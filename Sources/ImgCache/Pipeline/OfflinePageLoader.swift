@@ -46,7 +46,7 @@ public final class OfflinePageLoader: Sendable {
     ///     suits `loadFileURL`; `.urlPrefix("imgcache://")` suits a scheme handler.
     ///   - debounce: how long downloads must be idle before a refresh.
     ///   - notificationCenter: where refreshes are also posted as `.imgcacheRefresh` (nil: nowhere).
-    ///   - devices: the devices pages are for (``LocalizationSession/Configuration/devices``): of
+    ///   - devices: the devices pages are for (``RewriteOptions/devices``): of
     ///     each responsive image only what they show is fetched and kept. Nil (the default): the
     ///     screen the app runs on, both ways up on a phone or a tablet (`DeviceProfile.screen(_:)` on Apple platforms),
     ///     when the loader is made on the main thread, else every candidate. Empty: every candidate.

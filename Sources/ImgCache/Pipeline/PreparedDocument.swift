@@ -89,6 +89,7 @@ struct PreparedDocument: Sendable {
 
     /// The cache name of every image that is in the cache, by URL.
     private static func names(of results: [DownloadOutcome]) -> [String: String] {
-        Dictionary(results.filter(\.isCached).map { ($0.url, $0.localName) }, uniquingKeysWith: { first, _ in first })
+        Dictionary(results.compactMap { outcome in outcome.isCached ? outcome.localName.map { (outcome.url, $0) } : nil },
+                   uniquingKeysWith: { first, _ in first })
     }
 }

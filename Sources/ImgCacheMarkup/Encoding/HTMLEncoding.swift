@@ -29,9 +29,9 @@ public struct HTMLEncoding: Sendable, Hashable, CustomStringConvertible {
     /// windows-1252, which browsers use for "iso-8859-1", "us-ascii" and undeclared legacy pages.
     package static let windows1252 = HTMLEncoding(.singleByte(.windows1252))
     /// UTF-16 little-endian; also what the bare label "utf-16" means.
-    public static let utf16LE = HTMLEncoding(.utf16LE)
+    package static let utf16LE = HTMLEncoding(.utf16LE)
     /// UTF-16 big-endian.
-    public static let utf16BE = HTMLEncoding(.utf16BE)
+    package static let utf16BE = HTMLEncoding(.utf16BE)
 
     /// Every encoding the Encoding Standard defines, in the standard's order.
     static let allEncodings: [HTMLEncoding] = Kind.all.map(HTMLEncoding.init)

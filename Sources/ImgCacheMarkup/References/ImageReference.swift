@@ -135,9 +135,9 @@ public struct ImageReference: Sendable, Hashable, Codable {
     /// Where its cache name comes from.
     package let nameSource: NameSource
     /// Whether the page was changed for this reference.
-    public var rewritten: Bool { disposition == .rewritten }
+    package var rewritten: Bool { disposition == .rewritten }
     /// Why it was left as it was for good, if it was.
-    public var skipReason: SkipReason? {
+    package var skipReason: SkipReason? {
         if case .skipped(let reason) = disposition { return reason }
         return nil
     }

@@ -2,7 +2,9 @@
 /// candidates (`srcset`, `sizes`, `<picture>` sources by `media` and `type`).
 ///
 /// Written `WIDTHxHEIGHT@RATIO` on the command line (`--device 390x844@3`), or by the name of a
-/// preset (`imgcache fetch --help` lists them).
+/// preset (`imgcache fetch --help` lists them). An app makes one whole, with its
+/// initialiser or ``screen(width:height:scale:turns:)``, and hands it to ``RewriteOptions/devices``; only the
+/// responsive-image selection reads its parts.
 public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     /// A browser engine, for the choices the standard leaves to it. Both take the first density
     /// candidate at or above the pixel ratio (else the densest); Chromium also prefers a denser
@@ -25,33 +27,33 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A name for messages and the manifest, such as a preset's.
-    public var name: String?
+    package var name: String?
     /// The layout viewport's width, in CSS pixels.
-    public var viewportWidth: Double
+    package var viewportWidth: Double
     /// The layout viewport's height, in CSS pixels.
-    public var viewportHeight: Double
+    package var viewportHeight: Double
     /// Device pixels per CSS pixel (`devicePixelRatio`).
-    public var pixelRatio: Double
+    package var pixelRatio: Double
     /// The image types its browser shows (lowercase MIME types): what a `<source type>` is
     /// matched against.
-    public var imageTypes: Set<String>
+    package var imageTypes: Set<String>
     /// The engine, for the choices engines make differently.
-    public var engine: Engine
+    package var engine: Engine
     /// `prefers-color-scheme`.
-    public var colorScheme: ColorScheme
+    package var colorScheme: ColorScheme
     /// The primary pointer: `pointer`, and `hover` (only a fine pointer hovers here).
-    public var pointer: Pointer
+    package var pointer: Pointer
     /// `prefers-reduced-motion: reduce`.
-    public var prefersReducedMotion: Bool
+    package var prefersReducedMotion: Bool
 
     /// The image types every current engine shows.
-    public static let commonImageTypes: Set<String> = [
+    package static let commonImageTypes: Set<String> = [
         "image/jpeg", "image/png", "image/gif", "image/webp", "image/avif", "image/svg+xml", "image/apng",
         "image/bmp", "image/x-icon", "image/vnd.microsoft.icon",
     ]
 
     /// The image types WebKit shows beyond ``commonImageTypes`` (Safari 17 and later).
-    public static let webKitOnlyImageTypes: Set<String> = ["image/jxl", "image/heic", "image/heif"]
+    package static let webKitOnlyImageTypes: Set<String> = ["image/jxl", "image/heic", "image/heif"]
 
     /// Creates a profile.
     /// - Parameters:

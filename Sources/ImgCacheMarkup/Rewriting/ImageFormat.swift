@@ -27,7 +27,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     }
 
     /// The file extension an image of this format is stored under when its URL names none.
-    public var fileExtension: String {
+    package var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
         case .png: "png"
@@ -39,7 +39,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     }
 
     /// The format's media type, as an `Accept` header names it.
-    public var mediaType: String {
+    package var mediaType: String {
         switch self {
         case .jpeg: "image/jpeg"
         case .png: "image/png"

@@ -15,7 +15,7 @@ public enum LocalReferenceStyle: Sendable, Hashable {
     }
 
     /// What goes before a local name: the folder and a slash, or the URL prefix, made inert.
-    public var prefix: String {
+    package var prefix: String {
         switch self {
         case .relativePath(let folder):
             let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder

@@ -19,8 +19,10 @@ public struct RewriteOptions: Sendable {
     public var otherURLs: OtherURLs = .automatic
     /// The devices a page is read for. For each `<img>`, with the sources of its `<picture>`, the
     /// candidate each device shows is worked out as its browser would pick it (`media`, `type`,
-    /// `sizes`, `srcset`, `src`), and its reference says so (``ImageReference/shownOn``). Empty
-    /// (the default): not worked out.
+    /// `sizes`, `srcset`, `src`), and its reference says so (``ImageReference/shownOn``). In a
+    /// session, only the candidates they show are fetched and kept in the page
+    /// (``OfflinePageLoader`` sets the screen it runs on when none is given). Empty (the default):
+    /// not worked out, and every candidate is kept.
     public var devices: [DeviceProfile] = []
 
     /// The lazy-loading attributes recognised by default.

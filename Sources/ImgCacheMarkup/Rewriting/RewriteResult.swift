@@ -66,7 +66,7 @@ public struct RewriteResult: Sendable {
     @_spi(Fuzzing) public internal(set) var otherEdits: [(range: Range<Int>, replacement: [UInt8])] = []
 
     /// The references that were rewritten.
-    public var rewrittenReferences: [ImageReference] { references.filter(\.rewritten) }
+    package var rewrittenReferences: [ImageReference] { references.filter(\.rewritten) }
 
     init(output: Output, references: [ImageReference], encoding: HTMLEncoding, encodingSource: EncodingSource,
          linkedStylesheets: [String] = [], warnings: [RewriteWarning]) {

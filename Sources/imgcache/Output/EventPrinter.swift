@@ -15,10 +15,11 @@ struct EventPrinter: Sendable {
         case .started(let url, let localName):
             object = ["event": "started", "url": url]
             // An image whose URL names no format has no name until its bytes are in.
-            if !localName.isEmpty { object["localPath"] = localPath(localName) }
+            if let localName { object["localPath"] = localPath(localName) }
         case .finished(let outcome), .failed(let outcome):
             object = ["event": outcome.status == .failed ? "failed" : "finished", "url": outcome.url,
-                      "localPath": localPath(outcome.localName), "status": outcome.status.rawValue, "bytes": outcome.byteCount]
+                      // An image its URL could not name gets the bare folder or prefix, as it always has.
+                      "localPath": localPath(outcome.localName ?? ""), "status": outcome.status.rawValue, "bytes": outcome.byteCount]
             if let type = outcome.contentType { object["contentType"] = type }
             if let failure = outcome.failure { object["error"] = failure.description }
         case .refresh(let summary):

@@ -83,7 +83,7 @@ struct SuspensionTests {
             case (.late, true):
                 #expect(outcomes.map(\.status) == [.downloaded], "\(outcomes)")
                 #expect(server.requestCount("/photo.png") == 2)
-                #expect(FileManager.default.contents(atPath: folder.path("cache/" + outcomes[0].localName)) == Data(png))
+                #expect(FileManager.default.contents(atPath: folder.path("cache/" + (outcomes[0].localName ?? "-"))) == Data(png))
             case (.late, false):
                 #expect(outcomes.count == 1 && outcomes[0].failure?.description.hasPrefix("timed out after 2 s") == true,
                         "without a gap the time-out stands: \(outcomes)")

@@ -327,6 +327,41 @@ struct DownloaderOwnDeadlineTests {
     }
 }
 
+/// A transport that breaks the contract: it throws an error of its own, neither a
+/// `TransportError` nor a `CancellationError`.
+private final class UndeclaredErrorTransport: ImageTransport {
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String { "the gateway said no" }
+    }
+
+    let requests = ThreadLocked(0)
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        requests.withLock { $0 += 1 }
+        throw Refusal()
+    }
+
+    func shutdown() async {}
+}
+
+@Suite("Downloader with a transport that throws an error it does not declare")
+struct DownloaderUndeclaredErrorTests {
+    @Test("the image fails at once with the error's type and words, typed, and is not retried")
+    func undeclaredErrorIsTyped() async throws {
+        let folder = try TemporaryFolder()
+        let store = try ImageCacheStore(directory: folder.path("images"))
+        let transport = UndeclaredErrorTransport()
+        let downloader = ImageDownloader(transport: transport, store: store,
+                                         policy: DownloadPolicy(retries: 3, retryDelay: .milliseconds(1)))
+        let outcome = await downloader.fetch(BrowserURL("https://images.example/a.png")!)
+        #expect(outcome.status == .failed)
+        let type = String(reflecting: UndeclaredErrorTransport.Refusal.self)
+        #expect(outcome.failure == .undeclaredTransportError(type: type, description: "the gateway said no"))
+        #expect(outcome.failure?.description == "the gateway said no (\(type), which the transport does not declare)")
+        #expect(transport.requests.withLock { $0 } == 1)
+    }
+}
+
 @Suite("Downloader cancellation")
 struct DownloaderCancellationTests {
     @Test("a fetchAll whose caller gives up starts nothing more; what is in flight carries on; the rest is reported cancelled",

@@ -51,16 +51,16 @@ enum NotifierFixtures {
     }
 
     static func outcome(_ name: String, _ status: DownloadStatus = .downloaded, bytes: Int = 100,
-                        error: String? = nil) -> DownloadOutcome {
+                        failure: DownloadFailure? = nil) -> DownloadOutcome {
         let isCached = status == .downloaded || status == .revalidated || status == .cached
         return DownloadOutcome(url: url(name), localName: "\(name).png", status: status,
                                byteCount: isCached ? bytes : 0, contentType: isCached ? "image/png" : nil,
-                               failure: error.map(DownloadFailure.other))
+                               failure: failure)
     }
 
     static func finish(_ name: String, _ status: DownloadStatus = .downloaded, bytes: Int = 100,
-                       error: String? = nil) -> ImageEvent {
-        .finished(outcome(name, status, bytes: bytes, error: error))
+                       failure: DownloadFailure? = nil) -> ImageEvent {
+        .finished(outcome(name, status, bytes: bytes, failure: failure))
     }
 
     /// Lets stray tasks (a timer that should not fire) run, briefly.

@@ -195,7 +195,7 @@ private typealias F = NotifierFixtures
     @Test func declaredEndFiresAtOnceWhenAlreadyIdleWithWorkDone() async {
         let (notifier, clock, log) = makeNotifier()
         notifier.record(F.start("a"))
-        notifier.record(F.finish("a", .failed, error: "HTTP 500"))
+        notifier.record(F.finish("a", .failed, failure: .httpStatus(500)))
         clock.advance(by: .seconds(1)) // halfway through the debounce
         let summary = await notifier.finishInputAndWait()
         #expect(summary?.reason == .inputFinished)
@@ -237,7 +237,7 @@ private typealias F = NotifierFixtures
         let (notifier, clock, log) = makeNotifier()
         notifier.record(F.finish("h1", .cached))
         notifier.record(F.finish("h2", .cached))
-        notifier.record(F.finish("off", .skipped, error: "host off.example is not on the allow-list"))
+        notifier.record(F.finish("off", .skipped, failure: .hostNotAllowed(host: "off.example")))
         await notifier.waitUntilIdle() // returns at once: nothing to refresh
         clock.advance(by: .seconds(10))
         await F.settle()
@@ -276,17 +276,17 @@ private typealias F = NotifierFixtures
     @Test func failuresAreCountedWithURLAndReason() async throws {
         let (notifier, clock, log) = makeNotifier()
         notifier.record(F.start("gone"))
-        notifier.record(F.finish("gone", .failed, error: "HTTP 404"))
+        notifier.record(F.finish("gone", .failed, failure: .httpStatus(404)))
         // Failed before any request (no `started`): counted, does not touch the count.
         notifier.record(.finished(DownloadOutcome(url: "data:x", localName: "", status: .failed,
                                                   failure: .notAnImageURL)))
-        notifier.record(F.finish("off", .skipped, error: "host off.example is not on the allow-list"))
+        notifier.record(F.finish("off", .skipped, failure: .hostNotAllowed(host: "off.example")))
         #expect(notifier.underWayCount == 0)
         clock.advance(by: .seconds(2))
         await notifier.waitUntilIdle()
         let summary = try #require(log.refreshes.first)
         #expect(summary.failed == [
-            FailedImage(url: F.url("gone"), localName: "gone.png", failure: .other("HTTP 404")),
+            FailedImage(url: F.url("gone"), localName: "gone.png", failure: .httpStatus(404)),
             FailedImage(url: "data:x", localName: "", failure: .notAnImageURL),
         ])
         #expect(summary.skipped == 1)
@@ -313,8 +313,16 @@ private typealias F = NotifierFixtures
     }
 
     @Test func summaryRoundTripsThroughJSON() throws {
+        let failures: [DownloadFailure] = [
+            .httpStatus(404),
+            .retriesExhausted(last: .transport(.timedOut(phase: .receivingBody(received: 10, expected: nil))), attempts: 3),
+            .transport(.certificate(host: "img.example", problem: CertificateProblem(.outsideValidity, "expired on 2021-01-01"))),
+            .noTimeToRetry(last: .timedOut(after: .milliseconds(1500), phase: .connecting)),
+            .undeclaredTransportError(type: "Some.Error", description: "no"),
+        ]
         let summary = RefreshSummary(downloaded: 3, revalidated: 1, cached: 2, skipped: 1,
-                                     failed: [FailedImage(url: "u", localName: "l", failure: .other("r"))],
+                                     failed: failures.enumerated().map { FailedImage(url: "u\($0)", localName: "l\($0).png", failure: $1) }
+                                         + [FailedImage(url: "data:x", localName: nil, failure: .notAnImageURL)],
                                      bytes: 1234, underWay: 4, reason: .maxWait,
                                      elapsed: .milliseconds(2500))
         let json = try JSONEncoder().encode(summary)
@@ -323,8 +331,23 @@ private typealias F = NotifierFixtures
         // `underWay` keeps the key it was first encoded under.
         let keys = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
         #expect(keys["outstanding"] as? Int == 4 && keys["underWay"] == nil)
+        // Each failure keeps its words for a person, and an image with no name its empty one.
+        let failed = try #require(keys["failed"] as? [[String: Any]])
+        #expect(failed.map { $0["reason"] as? String } == summary.failed.map(\.failure.description))
+        #expect(failed.last?["localName"] as? String == "")
         #expect(summary.elapsedSeconds == 2.5)
-        #expect(summary.finished == 8)
+        #expect(summary.finished == 13)   // 3 + 1 + 2 + 1 and the 6 failed
+    }
+
+    @Test("a failed image's JSON without its typed failure, or with one this version does not know, does not decode")
+    func failedImageWithoutTypedFailureDoesNotDecode() throws {
+        let wordsOnly = #"{"url":"u","localName":"l.png","reason":"HTTP 404"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(FailedImage.self, from: Data(wordsOnly.utf8)) }
+        let unknown = #"{"url":"u","localName":"l.png","reason":"?","failure":{"somethingNew":{}}}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(FailedImage.self, from: Data(unknown.utf8)) }
+        let known = #"{"url":"u","localName":"","reason":"HTTP 404","failure":{"httpStatus":{"_0":404}}}"#
+        #expect(try JSONDecoder().decode(FailedImage.self, from: Data(known.utf8))
+                == FailedImage(url: "u", localName: nil, failure: .httpStatus(404)))
     }
 
     // MARK: - Holds
@@ -366,7 +389,7 @@ private typealias F = NotifierFixtures
                         let name = "p\(producer)-\(item)"
                         handler(F.start(name))
                         _ = notifier.underWayCount
-                        handler(item % 7 == 3 ? F.finish(name, .failed, error: "HTTP 503") : F.finish(name, bytes: 1))
+                        handler(item % 7 == 3 ? F.finish(name, .failed, failure: .httpStatus(503)) : F.finish(name, bytes: 1))
                     }
                 }
                 done.resume()
@@ -491,7 +514,7 @@ private typealias F = NotifierFixtures
         notifier.record(F.start("a"))
         notifier.record(F.start("b"))
         notifier.record(F.finish("a"))
-        notifier.record(F.finish("b", .failed, error: "HTTP 404"))
+        notifier.record(F.finish("b", .failed, failure: .httpStatus(404)))
         clock.advance(by: .seconds(2))
         await notifier.waitUntilIdle()
         notifier.record(F.finish("c", .cached))
@@ -500,9 +523,9 @@ private typealias F = NotifierFixtures
             .started(url: F.url("a"), localName: "a.png"),
             .started(url: F.url("b"), localName: "b.png"),
             .finished(F.outcome("a")),
-            .failed(F.outcome("b", .failed, error: "HTTP 404")),
+            .failed(F.outcome("b", .failed, failure: .httpStatus(404))),
             .refresh(RefreshSummary(downloaded: 1,
-                                    failed: [FailedImage(url: F.url("b"), localName: "b.png", failure: .other("HTTP 404"))],
+                                    failed: [FailedImage(url: F.url("b"), localName: "b.png", failure: .httpStatus(404))],
                                     bytes: 100, elapsed: .seconds(2))),
             .finished(F.outcome("c", .cached)),
         ]
