@@ -26,8 +26,8 @@ extension ImageCacheStore {
     ///   - lastModified: its `Last-Modified`, verbatim, if present.
     ///   - now: the fetch time, recorded as both `fetchedAt` and `lastUsedAt`.
     /// - Returns: the metadata written.
-    /// - Throws: ``ImageCacheError/noLocalName(url:)`` for a URL the naming cannot name;
-    ///   ``ImageCacheError/largerThanCache(url:byteCount:maxTotalBytes:)`` when the image alone
+    /// - Throws: `ImageCacheError` (no local name) for a URL the naming cannot name;
+    ///   `ImageCacheError` (larger than the cache) when the image alone
     ///   exceeds the cap (nothing is stored or evicted); `FileError` when a file cannot be written.
     @discardableResult
     package func store(
@@ -119,8 +119,8 @@ extension ImageCacheStore {
     /// Records a `304 Not Modified`: the cached bytes are still right. Restarts the freshness
     /// clock (`fetchedAt`), counts as a use (`lastUsedAt`), and replaces the validators that are
     /// given (a nil one keeps the stored value, since a 304 may omit headers).
-    /// - Throws: ``ImageCacheError/notCached(url:)`` when there is no intact entry to keep;
-    ///   ``ImageCacheError/noLocalName(url:)``; `FileError` when the index cannot be written.
+    /// - Throws: `ImageCacheError` (not cached) when there is no intact entry to keep;
+    ///   `ImageCacheError` (no local name); `FileError` when the index cannot be written.
     package func markRevalidated(_ url: BrowserURL, etag: String?, lastModified: String?, now: Date = Date()) throws {
         let urlString = url.serializedWithoutFragment
         guard let localName = localName(for: url) else { throw ImageCacheError.noLocalName(url: urlString) }

@@ -168,7 +168,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, @uncheck
     /// Notes the protocol the response came over (`h2`, `http/1.1`, `h3`), so that the downloader
     /// multiplexes on HTTP/2 hosts. Apple's URLSession calls this before the task completes.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        let version = metrics.transactionMetrics.last?.networkProtocolName.flatMap(HTTPVersion.init(protocolName:))
+        let version = metrics.transactionMetrics.last?.networkProtocolName.flatMap({ HTTPVersion(protocolName: $0) })
         lock.withLock { exchanges[task.taskIdentifier]?.httpVersion = version }
     }
 

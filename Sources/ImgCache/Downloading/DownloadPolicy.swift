@@ -36,7 +36,7 @@ public struct DownloadPolicy: Sendable {
     /// The `User-Agent` header sent.
     public var userAgent: String
     /// When set, only images from these hosts are downloaded; others stay remote, and a redirect
-    /// to a host not on the list is not followed (``DownloadFailure/redirectToHostNotAllowed(status:host:)``).
+    /// to a host not on the list is not followed (a ``DownloadFailure`` that names the host).
     public var allowedHosts: Set<String>?
     /// Which formats count as images (by their magic bytes).
     public var acceptedFormats: Set<ImageFormat>

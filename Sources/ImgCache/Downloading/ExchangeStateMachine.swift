@@ -21,7 +21,7 @@ struct ExchangeStateMachine: Sendable {
         /// The exchange is over with this response.
         case succeed(HTTPExchange.Success)
         /// The exchange failed at ``url``.
-        case fail(DownloadFailure)
+        case fail(DownloadFailure.Kind)
     }
 
     let policy: HTTPExchange.Policy
@@ -35,7 +35,7 @@ struct ExchangeStateMachine: Sendable {
     /// Retries made so far (redirects are not attempts).
     private var attempt = 0
     /// What the last retryable attempt met, while a retry or a budget wait is pending.
-    private var lastFailure: DownloadFailure?
+    private var lastFailure: DownloadFailure.Kind?
 
     init(url: BrowserURL, policy: HTTPExchange.Policy, acceptsNotModified: Bool, deadline: ContinuousClock.Instant) {
         self.url = url
@@ -96,7 +96,7 @@ struct ExchangeStateMachine: Sendable {
             return .waitForBudget
         }
         guard error.isTransient else { return .fail(.transport(error)) }
-        let failure = DownloadFailure.transport(error)
+        let failure = DownloadFailure.Kind.transport(error)
         // What the transport said is the reason, even when it is heard after the deadline (a
         // process busy elsewhere can resume a task late): a deadline that ended the exchange is
         // reported by the transport as a time-out, above.
@@ -125,7 +125,7 @@ struct ExchangeStateMachine: Sendable {
 
     /// A retryable failure: wait (exponential backoff, times `jitter`) unless no attempts are left
     /// or the wait would pass the deadline.
-    private mutating func retryOrFail(after failure: DownloadFailure, now: ContinuousClock.Instant, jitter: Double) -> Action {
+    private mutating func retryOrFail(after failure: DownloadFailure.Kind, now: ContinuousClock.Instant, jitter: Double) -> Action {
         guard attempt < policy.retries else { return .fail(exhausted(failure)) }
         let delay = policy.retryDelay * (1 << attempt) * jitter
         guard now + delay < deadline else { return .fail(.noTimeToRetry(last: failure)) }
@@ -135,7 +135,7 @@ struct ExchangeStateMachine: Sendable {
     }
 
     /// `failure` as the exchange's reason once no more attempts are made.
-    private func exhausted(_ failure: DownloadFailure) -> DownloadFailure {
+    private func exhausted(_ failure: DownloadFailure.Kind) -> DownloadFailure.Kind {
         attempt == 0 ? failure : .retriesExhausted(last: failure, attempts: attempt + 1)
     }
 

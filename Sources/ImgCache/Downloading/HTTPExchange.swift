@@ -102,7 +102,7 @@ struct HTTPExchange: Sendable {
             case .succeed(let success):
                 return .success(success)
             case .fail(let reason):
-                return .failure(Failure(reason: reason, url: machine.url))
+                return .failure(Failure(reason: DownloadFailure(reason), url: machine.url))
             }
         }
     }

@@ -19,7 +19,7 @@ public enum HTTPVersion: String, Sendable, Hashable, CaseIterable, CustomStringC
 
     /// The version named by an ALPN protocol identifier or `URLSessionTaskMetrics.networkProtocolName`
     /// (`"h2"`, `"h3"`, `"http/1.1"`, …); nil for anything else.
-    public init?(protocolName: String) {
+    package init?(protocolName: String) {
         let name = protocolName.lowercased()
         switch name {
         case "http/1.0", "http/1.1": self = .http1

@@ -333,7 +333,7 @@ final class ImageDownloader: Sendable {
 
     private func cancelledOutcome(for url: BrowserURL) -> DownloadOutcome {
         DownloadOutcome(url: url.serializedWithoutFragment, localName: store.naming.localName(for: url),
-                        status: .failed, failure: .cancelled)
+                        status: .failed, failure: DownloadFailure(.cancelled))
     }
 
     /// Records the HTTP version the origin of `url` answered with elsewhere (say, for the page whose
@@ -405,12 +405,12 @@ final class ImageDownloader: Sendable {
     private func refusal(of image: ImageToFetch) -> DownloadOutcome? {
         let url = image.url
         guard Self.mayBeImage(url, naming: store.naming) else {
-            return DownloadOutcome(url: url.serializedWithoutFragment, localName: nil, status: .failed, failure: .notAnImageURL)
+            return DownloadOutcome(url: url.serializedWithoutFragment, localName: nil, status: .failed, failure: DownloadFailure(.notAnImageURL))
         }
         guard policy.allows(url) else {
             let urlName = image.urlName ?? store.naming.localName(for: url)
             return Self.outcome(of: url.serializedWithoutFragment, localName: urlName, .skipped,
-                                failure: .hostNotAllowed(host: url.host ?? ""))
+                                failure: DownloadFailure(.hostNotAllowed(host: url.host ?? "")))
         }
         return nil
     }
@@ -429,7 +429,7 @@ final class ImageDownloader: Sendable {
                     return self.carryOn(image.cancellation) {
                         self.globalLimit.signal()
                         hostLimit.signal()
-                        self.end(image, with: image.outcome(.failed, failure: .cancelled))
+                        self.end(image, with: image.outcome(.failed, failure: DownloadFailure(.cancelled)))
                     }
                 }
                 self.send(image, hostLimit: hostLimit)
@@ -508,7 +508,7 @@ final class ImageDownloader: Sendable {
         while true {
             let started = machine.deadline - policy.timeout
             result = await exchange.drive(&machine, from: action, headers: image.headers) { next in await moveSlot(to: Origin(next)) }
-            guard case .failure(let failure) = result, Self.mayBeSuspensionsDoing(failure.reason),
+            guard case .failure(let failure) = result, Self.mayBeSuspensionsDoing(failure.reason.kind),
                   suspensions.hasSuspended(after: started), !Task.isCancelled else { break }
             machine = exchangeStarting(now: image)
             action = machine.start()
@@ -524,7 +524,7 @@ final class ImageDownloader: Sendable {
     /// Whether a suspension of the process can have caused `failure`: a time-out, a connection
     /// lost, or a body held back until a deadline that passed (what a frozen process comes back
     /// to), rather than something the server said.
-    static func mayBeSuspensionsDoing(_ failure: DownloadFailure) -> Bool {
+    static func mayBeSuspensionsDoing(_ failure: DownloadFailure.Kind) -> Bool {
         switch failure {
         case .timedOut: true
         case .transport(.overBudget): true
@@ -555,7 +555,7 @@ final class ImageDownloader: Sendable {
                 }
                 return image.outcome(.revalidated, image.stale)
             } catch {
-                return image.outcome(.failed, failure: .storage(reason: "\(error)", revalidating: true))
+                return image.outcome(.failed, failure: DownloadFailure(.storage(reason: "\(error)", revalidating: true)))
             }
         case .success(let success):
             handToWriter(success, of: image)
@@ -588,7 +588,7 @@ final class ImageDownloader: Sendable {
             case .success(let metadata):
                 image.outcome(.downloaded, metadata)
             case .failure(let error):
-                image.outcome(.failed, failure: .storage(reason: "\(error)", revalidating: false))
+                image.outcome(.failed, failure: DownloadFailure(.storage(reason: "\(error)", revalidating: false)))
             }
             self.end(image, with: outcome)
         }

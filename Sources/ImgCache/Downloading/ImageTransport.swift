@@ -146,7 +146,8 @@ public enum TransportError: Error, Sendable, Hashable, Codable, CustomStringConv
 public protocol ImageTransport: Sendable {
     /// Sends one GET and returns the response without following redirects.
     /// - Throws: `TransportError`; `CancellationError` when the task is cancelled. Any other error
-    ///   fails the image with ``DownloadFailure/undeclaredTransportError(type:description:)``.
+    ///   fails the image with a ``DownloadFailure`` that names its type and says the
+    ///   transport does not declare it.
     func send(_ request: TransportRequest) async throws -> TransportResponse
 
     /// Releases connections and threads; called once, when the transport is no longer needed.

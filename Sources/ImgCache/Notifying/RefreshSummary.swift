@@ -31,7 +31,7 @@ public struct FailedImage: Sendable, Codable, Hashable {
         try container.encode(url, forKey: .url)
         try container.encode(localName ?? "", forKey: .localName)
         try container.encode(reason, forKey: .reason)
-        try container.encode(failure, forKey: .failure)
+        try container.encode(failure.kind, forKey: .failure)
     }
 
     /// Decodes what `encode(to:)` wrote: the failure is the typed one, never rebuilt from its words
@@ -42,7 +42,7 @@ public struct FailedImage: Sendable, Codable, Hashable {
         url = try container.decode(String.self, forKey: .url)
         let localName = try container.decode(String.self, forKey: .localName)
         self.localName = localName.isEmpty ? nil : localName
-        failure = try container.decode(DownloadFailure.self, forKey: .failure)
+        failure = DownloadFailure(try container.decode(DownloadFailure.Kind.self, forKey: .failure))
     }
 }
 

@@ -147,7 +147,7 @@ public final class OfflinePageLoader: Sendable {
     public func image(forLocalName localName: String) async throws -> (bytes: [UInt8], contentType: String?) {
         let store = self.store
         if let found = await session.fileWork.run({ store.contents(forLocalName: localName) }) { return (found.bytes, found.image.contentType) }
-        guard let url = session.arrivals.url(forLocalName: localName) else { throw OfflineImageError.notCached(localName) }
+        guard let url = session.arrivals.url(forLocalName: localName) else { throw OfflineImageError(.notCached(localName)) }
         return try await waitForImage(url: url, name: localName) { store.contents(forLocalName: localName) }
     }
 
@@ -164,25 +164,35 @@ public final class OfflinePageLoader: Sendable {
         case .cancelled:
             throw CancellationError()
         case .settled(let outcome) where outcome.status == .failed:
-            throw OfflineImageError.downloadFailed(name, outcome.failure ?? .cancelled)
+            throw OfflineImageError(.downloadFailed(name, outcome.failure ?? DownloadFailure(.cancelled)))
         case .settled, .nothingExpected:
             // Fetched (or fetched between the first look and the wait): the cache has it now.
-            guard let found = await session.fileWork.run(read) else { throw OfflineImageError.notCached(name) }
+            guard let found = await session.fileWork.run(read) else { throw OfflineImageError(.notCached(name)) }
             return (found.bytes, found.image.contentType)
         }
     }
 }
 
-/// Why ``OfflinePageLoader`` could not give an image.
-public enum OfflineImageError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The image is not in the cache, and no page opened by the loader is fetching it.
-    case notCached(String)
-    /// Its download failed.
-    case downloadFailed(String, DownloadFailure)
+/// Why ``OfflinePageLoader`` could not give an image: ``description`` says it in one line. A struct,
+/// so that a new reason is no breaking change.
+public struct OfflineImageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why, with its particulars.
+    package let kind: Kind
+
+    package enum Kind: Sendable, Hashable {
+        /// The image is not in the cache, and no page opened by the loader is fetching it.
+        case notCached(String)
+        /// Its download failed.
+        case downloadFailed(String, DownloadFailure)
+    }
+
+    package init(_ kind: Kind) {
+        self.kind = kind
+    }
 
     /// One line for a person.
     public var description: String {
-        switch self {
+        switch kind {
         case .notCached(let name): "\(name) is not in the cache, and no page is downloading it"
         case .downloadFailed(let name, let failure): "\(name) could not be downloaded: \(failure)"
         }

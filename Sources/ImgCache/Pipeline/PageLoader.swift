@@ -49,9 +49,9 @@ enum PageLoader {
             return LoadedPage(bytes: response.body, url: success.url, charset: response.header("Content-Type").flatMap(charset(in:)),
                               httpVersion: response.httpVersion)
         case .failure(let failure):
-            switch failure.reason {
+            switch failure.reason.kind {
             case .redirectWithoutLocation(let status), .redirectToInvalidURL(let status, _), .redirectNotHTTP(let status, _):
-                throw PageLoadError(url: failure.url.serialized, reason: .unusableRedirect(status: status))
+                throw PageLoadError(url: failure.url.serialized, reason: DownloadFailure(.unusableRedirect(status: status)))
             case .tooManyRedirects:
                 throw PageLoadError(url: url.serialized, reason: failure.reason)
             default:

@@ -47,7 +47,7 @@ struct ExchangeStateMachineTests {
 
     @Test("a redirect without a Location, to something not a URL, out of http(s) or off the allow-list ends the exchange, naming why")
     func refusedRedirects() {
-        let cases: [(TransportResponse, DownloadFailure)] = [
+        let cases: [(TransportResponse, DownloadFailure.Kind)] = [
             (response(302), .redirectWithoutLocation(status: 302)),
             (response(303, location: "http://[bad"), .redirectToInvalidURL(status: 303, location: "http://[bad")),
             (response(301, location: "file:///etc/passwd"), .redirectNotHTTP(status: 301, location: "file:///etc/passwd")),

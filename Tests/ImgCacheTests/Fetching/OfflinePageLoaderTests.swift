@@ -127,8 +127,8 @@ struct OfflinePageLoaderTests {
         #expect(image.contentType == "image/png")
         #expect(ContinuousClock.now - asked >= .milliseconds(300), "answered when the download landed, not before")
 
-        await #expect(throws: OfflineImageError.downloadFailed(gone, .httpStatus(404))) { try await loader.image(forLocalName: gone) }
-        await #expect(throws: OfflineImageError.notCached("nothing.png")) { try await loader.image(forLocalName: "nothing.png") }
+        await #expect(throws: OfflineImageError(.downloadFailed(gone, DownloadFailure(.httpStatus(404))))) { try await loader.image(forLocalName: gone) }
+        await #expect(throws: OfflineImageError(.notCached("nothing.png"))) { try await loader.image(forLocalName: "nothing.png") }
 
         let waiting = Task { try await loader.image(forLocalName: later) }
         try await Task.sleep(for: .milliseconds(100))
@@ -167,7 +167,7 @@ struct OfflinePageLoaderTests {
         #expect(page.contains("imgcache://\(name("/sprite.png"))"), "the fragment is not part of the local name: \(page)")
 
         let asked = ContinuousClock.now
-        await #expect(throws: OfflineImageError.downloadFailed(name("/failing.png"), .httpStatus(404))) {
+        await #expect(throws: OfflineImageError(.downloadFailed(name("/failing.png"), DownloadFailure(.httpStatus(404))))) {
             try await loader.image(forLocalName: name("/failing.png"))
         }
         #expect(ContinuousClock.now - asked >= .milliseconds(250), "the request waited for the download that failed")
@@ -176,7 +176,7 @@ struct OfflinePageLoaderTests {
         let whileDownloading = Task { try await loader.image(forLocalName: name("/shared.gif")) }
         _ = await first.downloads.value
         _ = await second.downloads.value
-        await #expect(throws: OfflineImageError.downloadFailed(name("/shared.gif"), .httpStatus(410))) { try await whileDownloading.value }
+        await #expect(throws: OfflineImageError(.downloadFailed(name("/shared.gif"), DownloadFailure(.httpStatus(410))))) { try await whileDownloading.value }
         // Asked again once both pages have their downloads back: the failure, at once (it waited
         // for ever when the second page's share of the download was still counted as to come).
         let afterwards = Task { try await loader.image(forLocalName: name("/shared.gif")) }
@@ -184,7 +184,7 @@ struct OfflinePageLoaderTests {
             try await Task.sleep(for: .seconds(10))
             afterwards.cancel()
         }
-        await #expect(throws: OfflineImageError.downloadFailed(name("/shared.gif"), .httpStatus(410))) { try await afterwards.value }
+        await #expect(throws: OfflineImageError(.downloadFailed(name("/shared.gif"), DownloadFailure(.httpStatus(410))))) { try await afterwards.value }
         timeout.cancel()
 
         await transport.shutdown()

@@ -28,7 +28,7 @@ struct ResponseHeaderTests {
         for path in ["/etag-cr.png", "/type-esc.png"] {
             let outcome = await fixture.fetch(path)
             #expect(outcome.status == .failed, "\(path)")
-            guard case .transport(.invalidResponse)? = outcome.failure else {
+            guard case .transport(.invalidResponse)? = outcome.failure?.kind else {
                 Issue.record("\(path): \(outcome.failure?.description ?? "no failure")")
                 continue
             }
@@ -69,12 +69,12 @@ struct ResponseHeaderTests {
         let outcome = await fixture.fetch("/gone.png")
         if client == .asyncHTTPClient {
             // NIO's parser refuses the trailer's name (not a token) and with it the response.
-            guard case .transport(.invalidResponse)? = outcome.failure else {
+            guard case .transport(.invalidResponse)? = outcome.failure?.kind else {
                 Issue.record("\(outcome.failure?.description ?? "no failure")")
                 return
             }
         } else {
-            #expect(outcome.failure == .httpStatus(404))
+            #expect(outcome.failure?.kind == .httpStatus(404))
         }
         #expect(!fixture.isCached("/gone.png"))
         try await fixture.close()
@@ -110,7 +110,7 @@ struct ResponseHeaderTests {
         fixture.server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
         let outcome = await fixture.fetch("/a.png")
         #expect(outcome.status == .failed)
-        guard case .transport(.invalidRequest)? = outcome.failure else {
+        guard case .transport(.invalidRequest)? = outcome.failure?.kind else {
             Issue.record("\(outcome.failure?.description ?? "no failure")")
             return
         }

@@ -51,15 +51,15 @@ enum NotifierFixtures {
     }
 
     static func outcome(_ name: String, _ status: DownloadStatus = .downloaded, bytes: Int = 100,
-                        failure: DownloadFailure? = nil) -> DownloadOutcome {
+                        failure: DownloadFailure.Kind? = nil) -> DownloadOutcome {
         let isCached = status == .downloaded || status == .revalidated || status == .cached
         return DownloadOutcome(url: url(name), localName: "\(name).png", status: status,
                                byteCount: isCached ? bytes : 0, contentType: isCached ? "image/png" : nil,
-                               failure: failure)
+                               failure: failure.map(DownloadFailure.init))
     }
 
     static func finish(_ name: String, _ status: DownloadStatus = .downloaded, bytes: Int = 100,
-                       failure: DownloadFailure? = nil) -> ImageEvent {
+                       failure: DownloadFailure.Kind? = nil) -> ImageEvent {
         .finished(outcome(name, status, bytes: bytes, failure: failure))
     }
 

@@ -279,15 +279,15 @@ private typealias F = NotifierFixtures
         notifier.record(F.finish("gone", .failed, failure: .httpStatus(404)))
         // Failed before any request (no `started`): counted, does not touch the count.
         notifier.record(.finished(DownloadOutcome(url: "data:x", localName: "", status: .failed,
-                                                  failure: .notAnImageURL)))
+                                                  failure: DownloadFailure(.notAnImageURL))))
         notifier.record(F.finish("off", .skipped, failure: .hostNotAllowed(host: "off.example")))
         #expect(notifier.underWayCount == 0)
         clock.advance(by: .seconds(2))
         await notifier.waitUntilIdle()
         let summary = try #require(log.refreshes.first)
         #expect(summary.failed == [
-            FailedImage(url: F.url("gone"), localName: "gone.png", failure: .httpStatus(404)),
-            FailedImage(url: "data:x", localName: "", failure: .notAnImageURL),
+            FailedImage(url: F.url("gone"), localName: "gone.png", failure: DownloadFailure(.httpStatus(404))),
+            FailedImage(url: "data:x", localName: "", failure: DownloadFailure(.notAnImageURL)),
         ])
         #expect(summary.skipped == 1)
         #expect(summary.downloaded == 0)
@@ -313,7 +313,7 @@ private typealias F = NotifierFixtures
     }
 
     @Test func summaryRoundTripsThroughJSON() throws {
-        let failures: [DownloadFailure] = [
+        let failures: [DownloadFailure.Kind] = [
             .httpStatus(404),
             .retriesExhausted(last: .transport(.timedOut(phase: .receivingBody(received: 10, expected: nil))), attempts: 3),
             .transport(.certificate(host: "img.example", problem: CertificateProblem(.outsideValidity, "expired on 2021-01-01"))),
@@ -321,8 +321,8 @@ private typealias F = NotifierFixtures
             .undeclaredTransportError(type: "Some.Error", description: "no"),
         ]
         let summary = RefreshSummary(downloaded: 3, revalidated: 1, cached: 2, skipped: 1,
-                                     failed: failures.enumerated().map { FailedImage(url: "u\($0)", localName: "l\($0).png", failure: $1) }
-                                         + [FailedImage(url: "data:x", localName: nil, failure: .notAnImageURL)],
+                                     failed: failures.enumerated().map { FailedImage(url: "u\($0)", localName: "l\($0).png", failure: DownloadFailure($1)) }
+                                         + [FailedImage(url: "data:x", localName: nil, failure: DownloadFailure(.notAnImageURL))],
                                      bytes: 1234, underWay: 4, reason: .maxWait,
                                      elapsed: .milliseconds(2500))
         let json = try JSONEncoder().encode(summary)
@@ -347,7 +347,7 @@ private typealias F = NotifierFixtures
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(FailedImage.self, from: Data(unknown.utf8)) }
         let known = #"{"url":"u","localName":"","reason":"HTTP 404","failure":{"httpStatus":{"_0":404}}}"#
         #expect(try JSONDecoder().decode(FailedImage.self, from: Data(known.utf8))
-                == FailedImage(url: "u", localName: nil, failure: .httpStatus(404)))
+                == FailedImage(url: "u", localName: nil, failure: DownloadFailure(.httpStatus(404))))
     }
 
     // MARK: - Holds
@@ -525,7 +525,7 @@ private typealias F = NotifierFixtures
             .finished(F.outcome("a")),
             .failed(F.outcome("b", .failed, failure: .httpStatus(404))),
             .refresh(RefreshSummary(downloaded: 1,
-                                    failed: [FailedImage(url: F.url("b"), localName: "b.png", failure: .httpStatus(404))],
+                                    failed: [FailedImage(url: F.url("b"), localName: "b.png", failure: DownloadFailure(.httpStatus(404)))],
                                     bytes: 100, elapsed: .seconds(2))),
             .finished(F.outcome("c", .cached)),
         ]
