@@ -73,11 +73,22 @@ struct SuspensionTests {
                 debounce: .zero)
             configuration.clock = clock
             let loader = OfflinePageLoader(session: LocalizationSession(configuration))
+            // The app is frozen for a minute while the request is out: when it runs again, its
+            // clock has moved on by that much at once. The freeze comes from a thread of its own as
+            // soon as the server has the request, not from this task: the suite's other tests can
+            // hold the cooperative pool's threads for longer than the 2 s time-out, and a freeze
+            // after the time-out is not the case under test.
+            let frozen = DispatchSemaphore(value: 0)
+            if suspended {
+                Thread.detachNewThread {
+                    while server.requestCount("/photo.png") < 1 { usleep(1_000) }
+                    clock.advance(by: .seconds(60))
+                    frozen.signal()
+                }
+            }
             let page = try await loader.open(html: Array("<img src=photo.png>".utf8), pageURL: BrowserURL(server.url("/article.html")))
             while server.requestCount("/photo.png") < 1 { try await Task.sleep(for: .milliseconds(10)) }
-            // The app is frozen for a minute while the request is out: when it runs again, its
-            // clock has moved on by that much at once.
-            if suspended { clock.advance(by: .seconds(60)) }
+            if suspended { await Task.detached { frozen.wait() }.value }
             let outcomes = await page.downloads.value
             switch (first, suspended) {
             case (.late, true):
