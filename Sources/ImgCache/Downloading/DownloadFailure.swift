@@ -5,11 +5,10 @@ import Foundation
 /// A struct rather than an enum, so that a new kind of failure is no breaking change: an app reads
 /// ``description`` (one line for a person: what the manifest, `--events` and the command line's
 /// messages show), and branches only on what it plausibly needs: ``httpStatus``, ``isCancelled``,
-/// ``certificateProblem`` (each through retries, ``underlying``). `Codable`: a ``FailedImage`` of a
-/// ``RefreshSummary`` round-trips through JSON, the failure read back as the same one (written, as
-/// before, under the name of its kind with its particulars); a kind the decoder does not know is a
-/// decoding error.
-public struct DownloadFailure: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+/// ``certificateProblem`` (each through retries, ``underlying``). In JSON it is written as part of a
+/// ``FailedImage`` (under the name of its kind with its particulars), the one place that says how,
+/// and read back from there as the same failure.
+public struct DownloadFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What failed, with its particulars. Package-only: the package's own code and tests match on it.
     package let kind: Kind
 
