@@ -157,6 +157,22 @@ const char *imgcache_curl_load(void) {
     return failure;
 }
 
+static void *load_on_thread(void *unused) {
+    (void)unused;
+    pthread_once(&once, load);
+    return NULL;
+}
+
+_Bool imgcache_curl_start_loading(void) {
+    pthread_attr_t attributes;
+    if (pthread_attr_init(&attributes) != 0) return 0;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    int created = pthread_create(&thread, &attributes, load_on_thread, NULL);
+    pthread_attr_destroy(&attributes);
+    return created == 0;
+}
+
 _Bool imgcache_curl_was_found(void) {
     pthread_once(&once, load);
     return found;

@@ -1,5 +1,6 @@
 #if CommandLine
 import ArgumentParser
+import ImgCacheCurl
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -29,13 +30,25 @@ struct IMGCacheCommand: AsyncParsableCommand {
         await parseAndRun(Array(CommandLine.arguments.dropFirst()))
     }
 
+    /// The commands that download, with libcurl by default on Linux.
+    private static let downloadingCommands = [FetchCommand._commandName, WatchCommand._commandName, DemoCommand._commandName]
+
     /// What ArgumentParser's `main(_:)` does, except that a command line of many inputs is read
     /// in one pass (``LongInputList``) and a command without subcommands is parsed on its own.
     private static func parseAndRun(_ arguments: [String]) async {
+        // Begun on the command's name, libcurl loads beside the parse, which takes about as long;
+        // loaded when the transport is made, it would come after it (Benchmarks/README.md,
+        // "Start-up"). Not when AsyncHTTPClient is asked for: libcurl would add 9 MB to its
+        // peak. Begun here, on the cooperative pool, not before the hop to it: the load holds the
+        // dynamic linker's locks until its libraries are in, and the hop (starting the pool's
+        // threads) needs them.
+        let curlLoading = downloadingCommands.contains(arguments.first ?? "")
+            && !HTTPClientChoice.asksForAsyncHTTPClient(arguments.dropFirst()) ? CurlLibraryLoading.start() : nil
+        defer { curlLoading?.finish() }
         do {
             guard let split = LongInputList.split(arguments, commands: listCommands) else {
                 let command = if let leaf = await parseLeafCommand(arguments) { leaf } else { try await asyncParseAsRoot(arguments) }
-                await run(command)
+                await run(command, curlLoading: curlLoading)
                 return
             }
             // The parsed command, given the whole list of inputs.
@@ -46,19 +59,19 @@ struct IMGCacheCommand: AsyncParsableCommand {
                 // reads the command line again, to say so exactly as it would have.
                 guard (try? listed.validate()) != nil else {
                     command = try await asyncParseAsRoot(arguments)
-                    await run(command)
+                    await run(command, curlLoading: curlLoading)
                     return
                 }
                 command = listed
             }
-            await run(command)
+            await run(command, curlLoading: curlLoading)
         } catch {
-            exit(withError: error)
+            exit(withError: error, curlLoading: curlLoading)
         }
     }
 
     /// Runs a parsed command as `main(_:)` does, its errors reported as the whole command's.
-    private static func run(_ command: any ParsableCommand) async {
+    private static func run(_ command: any ParsableCommand, curlLoading: CurlLibraryLoading?) async {
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -67,8 +80,16 @@ struct IMGCacheCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            exit(withError: error, curlLoading: curlLoading)
         }
+    }
+
+    /// ArgumentParser's `exit(withError:)` once libcurl's loading is over: `exit` runs the
+    /// libraries' exit handlers, and running them while libcurl's libraries were initialised
+    /// crashed (`fetch --help`, one time in five).
+    private static func exit(withError error: any Error, curlLoading: CurlLibraryLoading?) -> Never {
+        curlLoading?.finish()
+        exit(withError: error)
     }
 
     /// Ends the process with `status` once a command's work is done and written: the output

@@ -19,6 +19,11 @@
 /// otherwise why it is not (dlerror's message, or the symbol missing), in static storage.
 const char *imgcache_curl_load(void);
 
+/// Begins ``imgcache_curl_load`` on a detached thread of its own and returns at once: false when
+/// no thread could be started (the load then happens at the first call). A call to
+/// ``imgcache_curl_load`` made meanwhile waits for that load to end, and gives its answer.
+_Bool imgcache_curl_start_loading(void);
+
 /// Whether a libcurl.so.4 was found and opened, whatever ``imgcache_curl_load`` then made of it:
 /// false when none is installed, true when the one installed cannot be used.
 _Bool imgcache_curl_was_found(void);

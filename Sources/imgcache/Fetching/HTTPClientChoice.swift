@@ -49,6 +49,15 @@ enum HTTPClientChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
                                                                   maxConnectionsPerHost: maxConnectionsPerHost)
     }
 
+    /// Whether a command's arguments ask for AsyncHTTPClient (`--http-client async-http-client`,
+    /// or with `=`), read before ArgumentParser parses them, only to decide whether to begin
+    /// loading libcurl. Wrong only after a `--` (the rest are inputs), and then only that load is
+    /// left out.
+    static func asksForAsyncHTTPClient(_ arguments: ArraySlice<String>) -> Bool {
+        let option = "--http-client", value = asyncHTTPClient.rawValue
+        return arguments.contains("\(option)=\(value)") || zip(arguments, arguments.dropFirst()).contains { $0 == (option, value) }
+    }
+
     /// A transport of this kind.
     private func makeTransport(trust: CertificateTrust, proxy: ProxySettings, connectTimeout: Duration,
                        maxConnectionsPerHost: Int) throws -> any ImageTransport {

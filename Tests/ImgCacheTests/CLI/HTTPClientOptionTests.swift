@@ -81,6 +81,30 @@ struct HTTPClientOptionTests {
         try await server.shutdown()
     }
 
+    @Test("libcurl is loaded by the commands that download with it, and only by them: not for --http-client async-http-client, nor by rewrite")
+    func libcurlLoadedOnlyWhenUsed() async throws {
+        let server = try await TestImageServer.start()
+        server.route("/a.png", .image(bytes: TestImages.png(), contentType: "image/png"))
+        let folder = try TemporaryFolder()
+        try folder.write("page.html", "<img src=a.png>")
+        // glibc's loader names every library it opens on standard error.
+        let tracing = ["LD_DEBUG": "files"]
+        let fetch = ["fetch", "page.html", "--base-url", server.url("/"), "--quiet"]
+        let runs: [(arguments: [String], loadsLibcurl: Bool)] = [
+            (fetch + ["--out", "out1"], true),
+            (fetch + ["--out", "out2", "--http-client", "async-http-client"], false),
+            (fetch + ["--out", "out3", "--http-client=async-http-client"], false),
+            (["rewrite", "page.html", "--base-url", server.url("/"), "--output", "-"], false),
+        ]
+        for run in runs {
+            let outcome = try await CommandRunner.runOffPool(run.arguments, in: folder.url, environment: tracing)
+            #expect(outcome.status == 0, "\(run.arguments): \(outcome.stderr.suffix(2_000))")
+            #expect(outcome.stderr.contains("libcurl.so.4") == run.loadsLibcurl, "\(run.arguments)")
+        }
+        #expect(server.requestCount("/a.png") == 3, "each fetch downloaded the image into its own --out")
+        try await server.shutdown()
+    }
+
     @Test("--proxy takes every image through the proxy, with each client, even where no_proxy names the host",
           arguments: ["curl", "async-http-client"])
     func proxyOptionWinsOverNoProxy(client: String) async throws {
