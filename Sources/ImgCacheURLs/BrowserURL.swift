@@ -29,9 +29,9 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     /// The percent-encoded query without the leading `?`, or nil when there is none.
     package let query: String?
     /// The percent-encoded fragment without the leading `#`, or nil when there is none.
-    package let fragment: String?
+    @usableFromInline package let fragment: String?
     /// The serialised URL (what a browser's `href` gives).
-    package let serialized: String
+    @usableFromInline package let serialized: String
 
     let hostValue: Host?
     let pathValue: Path
@@ -146,7 +146,10 @@ public struct BrowserURL: Sendable, Hashable, CustomStringConvertible {
     public var description: String { serialized }
 
     /// The serialised URL without its fragment.
-    package var serializedWithoutFragment: String {
+    ///
+    /// `@inlinable`: the store and the downloader key every image by it, from other modules,
+    /// where a call copied the whole URL (its nine strings) to make it.
+    @inlinable package var serializedWithoutFragment: String {
         guard let fragment else { return serialized }
         return String(decoding: serialized.utf8.dropLast(fragment.utf8.count + 1), as: UTF8.self)
     }
