@@ -176,7 +176,7 @@ extension ImageCacheStore {
             return metadata
         }
         recordUses(due, now: now)
-        rememberAnswers(results.lazy.compactMap { if case .fresh(let metadata) = $0 { metadata } else { nil } }, at: now)
+        rememberAnswers(freshAmong: results, at: now)
         return results
     }
 

@@ -305,6 +305,12 @@ public final class ImageCacheStore: Sendable {
         recent.withLock { $0.remember(entries, at: now, removals: removals) }
     }
 
+    /// The same, for the entries among `lookups` found fresh.
+    func rememberAnswers(freshAmong lookups: [CacheLookup], at now: Date) {
+        let removals = removalsSeen.withLock { $0 }
+        recent.withLock { $0.remember(freshAmong: lookups, at: now, removals: removals) }
+    }
+
     /// Says that `count` documents are about to look in the cache, one after another (a site's
     /// pages and stylesheets). When their looks would use up those the lookup table is worth, the
     /// next look reads the index whole at once: it would be read anyway a few documents in, and

@@ -40,6 +40,20 @@ package struct RecentAnswers: Sendable {
         if since == nil, !byURL.isEmpty { since = now }
     }
 
+    /// Keeps the entries `lookups` found fresh at `now`, by a store that had seen `removals`
+    /// entries leave. The table is made room for at once, and each entry read where it lies:
+    /// grown as it filled and given copies, the table took a warm page's 2,000 answers about as
+    /// long as looking them up.
+    mutating func remember(freshAmong lookups: [CacheLookup], at now: Date, removals: Int) {
+        catchUp(now: now, removals: removals)
+        byURL.reserveCapacity(byURL.count + lookups.count)
+        for index in lookups.indices {
+            guard case .fresh(let entry) = lookups[index] else { continue }
+            byURL[entry.url] = Answer(entry, at: now)
+        }
+        if since == nil, !byURL.isEmpty { since = now }
+    }
+
     /// The answers that stand at `now` for `urls` (serialized without their fragment), in order.
     mutating func answers(for urls: [String], now: Date, removals: Int, policy: CachePolicy) -> [Answer?] {
         catchUp(now: now, removals: removals)

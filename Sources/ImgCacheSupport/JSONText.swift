@@ -6,15 +6,17 @@
 /// The text is written into memory of its own rather than an `[UInt8]`: each `Array.append`
 /// checks uniqueness and capacity, and `append(contentsOf:)` has a fixed cost however short the
 /// bytes, which made each key and its punctuation costly (a manifest or an index record is
-/// mostly keys). Noncopyable, so that the memory has one owner.
+/// mostly keys). Noncopyable, so that the memory has one owner. `@inlinable` where a manifest
+/// or an index record is written: called from the layers above, each key and value was a call
+/// (a fifth more time to write a 2,000-image manifest).
 package struct JSONText: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
     /// How many bytes are written.
-    package private(set) var count = 0
-    private let indented: Bool
-    private var depth = 0
-    private var first = true
+    @usableFromInline package internal(set) var count = 0
+    @usableFromInline let indented: Bool
+    @usableFromInline var depth = 0
+    @usableFromInline var first = true
 
     package init(indented: Bool = true, capacity: Int = 512) {
         self.indented = indented
@@ -42,40 +44,40 @@ package struct JSONText: ~Copyable {
     }
 
     /// One byte, as it is.
-    package mutating func append(_ byte: UInt8) {
+    @inlinable package mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
-    package mutating func open() {
+    @inlinable package mutating func open() {
         append(UInt8(ascii: "{"))
         depth += 1
         first = true
     }
 
-    package mutating func close() {
+    @inlinable package mutating func close() {
         closeContainer(UInt8(ascii: "}"))
     }
 
     /// Starts an array; its elements are written with ``element()`` before each.
-    package mutating func openArray() {
+    @inlinable package mutating func openArray() {
         append(UInt8(ascii: "["))
         depth += 1
         first = true
     }
 
-    package mutating func closeArray() {
+    @inlinable package mutating func closeArray() {
         closeContainer(UInt8(ascii: "]"))
     }
 
     /// Starts the next array element.
-    package mutating func element() {
+    @inlinable package mutating func element() {
         reserve(separatorRoom)
         writeSeparator()
     }
 
-    package mutating func string(_ value: String) {
+    @inlinable package mutating func string(_ value: String) {
         value.withUTF8Bytes { utf8 in
             let clean = Self.cleanPrefixLength(utf8)
             guard clean == utf8.count, let source = utf8.baseAddress else { return appendEscaped(utf8, cleanPrefix: clean) }
@@ -88,7 +90,7 @@ package struct JSONText: ~Copyable {
         }
     }
 
-    private mutating func closeContainer(_ bracket: UInt8) {
+    @inlinable mutating func closeContainer(_ bracket: UInt8) {
         depth -= 1
         // An empty container is written `{}` / `[]`, as JSONEncoder does.
         if !first { newline() }
@@ -97,7 +99,7 @@ package struct JSONText: ~Copyable {
     }
 
     /// A key the code names: written as it is, since no name the code uses needs escaping.
-    package mutating func key(_ name: StaticString) {
+    @inlinable package mutating func key(_ name: StaticString) {
         name.withUTF8Buffer { utf8 in
             assert(utf8.allSatisfy { !Self.needsEscape($0) }, "a key that needs escaping")
             appendKey(utf8)
@@ -105,7 +107,7 @@ package struct JSONText: ~Copyable {
     }
 
     /// A key from data (a URL, say), escaped as a string value is.
-    package mutating func key(escaping name: String) {
+    @inlinable package mutating func key(escaping name: String) {
         name.withUTF8Bytes { utf8 in
             let clean = Self.cleanPrefixLength(utf8)
             if clean == utf8.count { return appendKey(utf8) }
@@ -117,19 +119,19 @@ package struct JSONText: ~Copyable {
         }
     }
 
-    package mutating func field(_ name: StaticString, string value: String) {
+    @inlinable package mutating func field(_ name: StaticString, string value: String) {
         key(name)
         string(value)
     }
 
     /// A number or a literal (`true`, `false`, `null`), written as given.
-    package mutating func field(_ name: StaticString, number text: String) {
+    @inlinable package mutating func field(_ name: StaticString, number text: String) {
         key(name)
         text.withUTF8Bytes { appendRaw($0) }
     }
 
     /// An integer in decimal, as `String(value)` writes it, without making that String.
-    package mutating func field(_ name: StaticString, integer value: some FixedWidthInteger) {
+    @inlinable package mutating func field(_ name: StaticString, integer value: some FixedWidthInteger) {
         key(name)
         var magnitude = UInt64(value.magnitude)
         reserve(21)  // a sign and UInt64.max's 20 digits
@@ -150,8 +152,12 @@ package struct JSONText: ~Copyable {
     // MARK: Writing
 
     /// Room for `more` bytes after the text, growing the memory to twice its size (or more) when short.
-    private mutating func reserve(_ more: Int) {
+    @inlinable mutating func reserve(_ more: Int) {
         guard count + more > capacity else { return }
+        grow(toHold: more)
+    }
+
+    @usableFromInline mutating func grow(toHold more: Int) {
         let grown = max(2 * capacity, count + more)
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         larger.initialize(from: base, count: count)
@@ -160,7 +166,7 @@ package struct JSONText: ~Copyable {
         capacity = grown
     }
 
-    private mutating func appendRaw(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable mutating func appendRaw(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
         (base + count).initialize(from: source, count: bytes.count)
@@ -169,7 +175,7 @@ package struct JSONText: ~Copyable {
 
     /// The separator, indentation, `"name"` and colon of a key whose name needs no escaping, with
     /// one check of the room: a manifest is mostly keys.
-    private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
+    @inlinable mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
         reserve(separatorRoom + name.count + 2 + colonRoom)
         writeSeparator()
         base[count] = UInt8(ascii: "\"")
@@ -180,7 +186,7 @@ package struct JSONText: ~Copyable {
         writeColon()
     }
 
-    private mutating func newline() {
+    @inlinable mutating func newline() {
         reserve(1 + 2 * depth)
         writeNewline()
     }
@@ -189,13 +195,13 @@ package struct JSONText: ~Copyable {
     // all they write.
 
     /// The most ``writeSeparator()`` writes.
-    private var separatorRoom: Int { 2 + 2 * depth }
+    @inlinable var separatorRoom: Int { 2 + 2 * depth }
     /// What ``writeColon()`` writes.
-    private var colonRoom: Int { indented ? 3 : 1 }
+    @inlinable var colonRoom: Int { indented ? 3 : 1 }
 
     /// The comma before every member but the first, then the line break and indentation.
-    @inline(__always)
-    private mutating func writeSeparator() {
+    @inlinable @inline(__always)
+    mutating func writeSeparator() {
         if !first {
             base[count] = UInt8(ascii: ",")
             count += 1
@@ -204,8 +210,8 @@ package struct JSONText: ~Copyable {
         writeNewline()
     }
 
-    @inline(__always)
-    private mutating func writeNewline() {
+    @inlinable @inline(__always)
+    mutating func writeNewline() {
         guard indented else { return }
         let indentation = 2 * depth
         base[count] = UInt8(ascii: "\n")
@@ -213,8 +219,8 @@ package struct JSONText: ~Copyable {
         count += 1 + indentation
     }
 
-    @inline(__always)
-    private mutating func writeColon() {
+    @inlinable @inline(__always)
+    mutating func writeColon() {
         if indented {
             base[count] = UInt8(ascii: " ")
             base[count + 1] = UInt8(ascii: ":")
@@ -228,7 +234,7 @@ package struct JSONText: ~Copyable {
 
     /// How many bytes from the start of `utf8` need no escaping: looked at eight at a time, since
     /// most strings (URLs, names, digests) need none.
-    private static func cleanPrefixLength(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+    @inlinable static func cleanPrefixLength(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
         guard let start = utf8.baseAddress else { return 0 }
         var clean = 0
         while clean + 8 <= utf8.count {
@@ -242,12 +248,12 @@ package struct JSONText: ~Copyable {
         return clean
     }
 
-    private static func needsEscape(_ byte: UInt8) -> Bool {
+    @inlinable static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// `utf8` quoted, escaped where it must be; its first `cleanPrefix` bytes need no escape.
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, cleanPrefix: Int) {
+    @usableFromInline mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, cleanPrefix: Int) {
         append(UInt8(ascii: "\""))
         // Copied in runs between escapes.
         var runStart = 0
@@ -260,7 +266,7 @@ package struct JSONText: ~Copyable {
         append(UInt8(ascii: "\""))
     }
 
-    private mutating func appendEscape(of byte: UInt8) {
+    mutating func appendEscape(of byte: UInt8) {
         append(UInt8(ascii: "\\"))
         switch byte {
         case UInt8(ascii: "\""): append(UInt8(ascii: "\""))
