@@ -266,7 +266,7 @@ package struct JSONText: ~Copyable {
         append(UInt8(ascii: "\""))
     }
 
-    mutating func appendEscape(of byte: UInt8) {
+    private mutating func appendEscape(of byte: UInt8) {
         append(UInt8(ascii: "\\"))
         switch byte {
         case UInt8(ascii: "\""): append(UInt8(ascii: "\""))
